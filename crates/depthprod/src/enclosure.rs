@@ -1,0 +1,149 @@
+//! Result types: a value with a certified enclosure, one-sided bounds, and the shape of a divergence.
+
+/// A computed value with an interval [lo, hi] that is proven to contain the exact value
+/// (truncation errors bounded analytically, floating-point errors bounded by running error analysis).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Enclosure {
+    pub value: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Enclosure {
+    /// `value +- radius`, widened outward by one ulp on each side for the final rounding.
+    pub fn with_radius(value: f64, radius: f64) -> Enclosure {
+        let r = radius.abs();
+        Enclosure { value, lo: next_down(value - r), hi: next_up(value + r) }
+    }
+
+    /// An exact value (zero-width enclosure).
+    pub fn exact(value: f64) -> Enclosure {
+        Enclosure { value, lo: value, hi: value }
+    }
+
+    /// hi - lo.
+    pub fn width(&self) -> f64 {
+        self.hi - self.lo
+    }
+
+    /// Width relative to |value| (absolute when |value| < 1), the measure the accuracy goal uses.
+    pub fn relative_width(&self) -> f64 {
+        self.width() / self.value.abs().max(1.0)
+    }
+
+    /// Whether `x` lies in [lo, hi].
+    pub fn contains(&self, x: f64) -> bool {
+        self.lo <= x && x <= self.hi
+    }
+
+    /// Radius of the enclosure around its value (the larger side).
+    pub fn radius(&self) -> f64 {
+        (self.value - self.lo).max(self.hi - self.value)
+    }
+
+    /// Number of significant decimal digits that the enclosure certifies (0 to 17).
+    pub fn certified_digits(&self) -> u32 {
+        let w = self.width();
+        let v = self.value.abs();
+        if w <= 0.0 {
+            return 17;
+        }
+        if v == 0.0 || !w.is_finite() {
+            return 0;
+        }
+        let d = (v / w).log10().floor();
+        d.clamp(0.0, 17.0) as u32
+    }
+}
+
+/// A certified pair of bounds lo <= x <= hi (no preferred central value).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Bounds {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// One leading term of a divergent log-product: `coefficient * N^exponent`, or
+/// `coefficient * log N` when `log` is true (then `exponent` is 0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct AsymptoticTerm {
+    pub coefficient: f64,
+    pub exponent: f64,
+    pub log: bool,
+}
+
+impl AsymptoticTerm {
+    /// The term's value at depth n.
+    pub fn at(&self, n: f64) -> f64 {
+        if self.log {
+            self.coefficient * n.ln()
+        } else {
+            self.coefficient * n.powf(self.exponent)
+        }
+    }
+}
+
+/// How a divergent log-product grows: log P_N = sum(terms) + C + o(1).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Divergence {
+    /// Leading terms, largest growth first.
+    pub terms: Vec<AsymptoticTerm>,
+    /// The constant C with its enclosure; `None` when double precision cannot resolve it
+    /// (the leading terms cancel catastrophically for extreme parameters).
+    pub constant: Option<Enclosure>,
+}
+
+impl Divergence {
+    /// Sum of the leading terms at depth n (without C).
+    pub fn leading(&self, n: f64) -> f64 {
+        self.terms.iter().map(|t| t.at(n)).sum()
+    }
+}
+
+/// The limit N -> infinity of a log-product.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "kebab-case"))]
+pub enum Limit {
+    /// The product converges; log of its limit.
+    Finite { log_limit: Enclosure },
+    /// The product diverges to infinity, growing as described.
+    Divergent { divergence: Divergence },
+}
+
+pub(crate) fn next_up(x: f64) -> f64 {
+    if x.is_nan() || x == f64::INFINITY {
+        return x;
+    }
+    if x == 0.0 {
+        return f64::from_bits(1);
+    }
+    let bits = x.to_bits();
+    if x > 0.0 {
+        f64::from_bits(bits + 1)
+    } else {
+        f64::from_bits(bits - 1)
+    }
+}
+
+pub(crate) fn next_down(x: f64) -> f64 {
+    -next_up(-x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radius_widens_outward() {
+        let e = Enclosure::with_radius(1.0, 0.0);
+        assert!(e.lo < 1.0 && e.hi > 1.0 && e.contains(1.0));
+        assert_eq!(Enclosure::with_radius(2.0, 0.5).certified_digits(), 0);
+        assert_eq!(Enclosure::with_radius(2.0, 1e-10).certified_digits(), 9);
+        assert!(next_up(-0.0) > 0.0 && next_down(0.0) < 0.0);
+    }
+}

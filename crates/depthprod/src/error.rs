@@ -1,0 +1,51 @@
+//! The one error type of the core. Every message names the parameter and what is allowed,
+//! because the page shows it verbatim next to the control that caused it.
+
+use std::fmt;
+
+/// Why a computation was refused. Nothing in the core panics on bad input; it returns one of these.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// A parameter is NaN or infinite.
+    NotFinite { name: &'static str },
+    /// A parameter lies outside the supported range (inclusive bounds).
+    OutOfRange { name: &'static str, value: f64, min: f64, max: f64 },
+    /// The depth N is not an integer in 1..=10^18 (or `inf` where a limit is allowed).
+    InvalidDepth { text: String },
+    /// A measured variance list is empty, too long, or has a non-positive / non-finite entry.
+    InvalidList { reason: String },
+    /// N exceeds the length of a measured variance list.
+    DepthBeyondList { n: u64, len: usize },
+    /// The limit N -> infinity was asked of a finite measured list.
+    NoLimitForList,
+    /// An unknown family / variance-model name.
+    UnknownName { what: &'static str, text: String, allowed: &'static str },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NotFinite { name } => write!(f, "{name} must be a finite number"),
+            Error::OutOfRange { name, value, min, max } => {
+                write!(f, "{name} = {value} is outside the supported range [{min}, {max}]")
+            }
+            Error::InvalidDepth { text } => write!(
+                f,
+                "N = {text:?} is not a valid depth: use an integer from 1 to 1e18 (e.g. 1000000 or 1e6), or inf"
+            ),
+            Error::InvalidList { reason } => write!(f, "measured variance list: {reason}"),
+            Error::DepthBeyondList { n, len } => write!(
+                f,
+                "N = {n} exceeds the measured list, which has {len} layers: N must be in [1, {len}]"
+            ),
+            Error::NoLimitForList => {
+                write!(f, "a measured list is finite, so N = inf is not defined for it: N must be in [1, list length]")
+            }
+            Error::UnknownName { what, text, allowed } => {
+                write!(f, "unknown {what} {text:?}: use one of {allowed}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,303 @@
+//! Parameters of a product: which family, the constants A and B, and the variance model.
+//! Validation lives here so that every entry point (CLI, wasm, tests) refuses the same inputs
+//! with the same messages.
+
+use crate::Error;
+use std::str::FromStr;
+
+/// Supported range of A and B (inclusive).
+pub const AB_RANGE: (f64, f64) = (0.0, 100.0);
+/// Supported range of c in sigma_l^2 = c l^q or c e^(lambda l).
+pub const C_RANGE: (f64, f64) = (1e-3, 1e3);
+/// Supported range of the power q.
+pub const Q_RANGE: (f64, f64) = (0.05, 8.0);
+/// Supported range of the exponential rate lambda.
+pub const LAMBDA_RANGE: (f64, f64) = (1e-3, 10.0);
+/// Largest supported finite depth N.
+pub const MAX_DEPTH: u64 = 1_000_000_000_000_000_000;
+/// Longest measured variance list accepted.
+pub const MAX_LIST_LEN: usize = 1_000_000;
+
+/// Which of the paper's products (MATH.md section 2). Each is prod_{l<=N} (1 + A a_l + B a_l^2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum Family {
+    /// a_l = 1/sigma_l (Eq. 9, Pre-LN).
+    Unscaled,
+    /// a_l = 1/(l sigma_l) (Eqs. 15 and 62, LayerNorm Scaling).
+    Scaled,
+    /// a_l = 1/l (App. A.2's substitution); independent of the variance model.
+    Harmonic,
+    /// a_l = 1/(sqrt(l) sigma_l) (the LNS factor applied once).
+    SqrtScaled,
+}
+
+impl Family {
+    /// All families, in display order.
+    pub const ALL: [Family; 4] = [Family::Unscaled, Family::Scaled, Family::Harmonic, Family::SqrtScaled];
+
+    /// The name used on the command line, in URLs and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Unscaled => "unscaled",
+            Family::Scaled => "scaled",
+            Family::Harmonic => "harmonic",
+            Family::SqrtScaled => "sqrt-scaled",
+        }
+    }
+
+    /// The extra power of l in a_l beyond 1/sigma_l: a_l = l^(-extra) / sigma_l.
+    /// `None` for the harmonic family, whose a_l = 1/l ignores sigma.
+    pub(crate) fn extra_power(self) -> Option<f64> {
+        match self {
+            Family::Unscaled => Some(0.0),
+            Family::Scaled => Some(1.0),
+            Family::SqrtScaled => Some(0.5),
+            Family::Harmonic => None,
+        }
+    }
+}
+
+impl FromStr for Family {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s.trim() {
+            "unscaled" => Ok(Family::Unscaled),
+            "scaled" => Ok(Family::Scaled),
+            "harmonic" => Ok(Family::Harmonic),
+            "sqrt-scaled" | "sqrt_scaled" | "sqrtscaled" => Ok(Family::SqrtScaled),
+            other => Err(Error::UnknownName {
+                what: "family",
+                text: other.to_string(),
+                allowed: "unscaled, scaled, harmonic, sqrt-scaled",
+            }),
+        }
+    }
+}
+
+/// The residual-stream variance sigma_l^2 (MATH.md section 1).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "kebab-case"))]
+pub enum Variance {
+    /// sigma_l^2 = c l^q.
+    Power { c: f64, q: f64 },
+    /// sigma_l^2 = c e^(lambda l).
+    Exponential { c: f64, lambda: f64 },
+    /// sigma_1^2, ..., sigma_L^2 as measured (finite depth only).
+    Measured { values: Vec<f64> },
+}
+
+/// A fully specified product: family, constants and variance model.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Params {
+    pub family: Family,
+    pub a: f64,
+    pub b: f64,
+    pub variance: Variance,
+}
+
+fn check(name: &'static str, value: f64, (min, max): (f64, f64)) -> Result<(), Error> {
+    if !value.is_finite() {
+        return Err(Error::NotFinite { name });
+    }
+    if !(min..=max).contains(&value) {
+        return Err(Error::OutOfRange { name, value, min, max });
+    }
+    Ok(())
+}
+
+impl Params {
+    /// A power-law product: the common case.
+    pub fn power(family: Family, a: f64, b: f64, c: f64, q: f64) -> Params {
+        Params { family, a, b, variance: Variance::Power { c, q } }
+    }
+
+    /// Checks every parameter against the supported ranges.
+    pub fn validate(&self) -> Result<(), Error> {
+        check("A", self.a, AB_RANGE)?;
+        check("B", self.b, AB_RANGE)?;
+        match &self.variance {
+            Variance::Power { c, q } => {
+                check("c", *c, C_RANGE)?;
+                check("q", *q, Q_RANGE)?;
+            }
+            Variance::Exponential { c, lambda } => {
+                check("c", *c, C_RANGE)?;
+                check("lambda", *lambda, LAMBDA_RANGE)?;
+            }
+            Variance::Measured { values } => validate_list(values)?,
+        }
+        Ok(())
+    }
+}
+
+fn validate_list(values: &[f64]) -> Result<(), Error> {
+    if values.is_empty() {
+        return Err(Error::InvalidList { reason: "it is empty: paste at least one positive variance".into() });
+    }
+    if values.len() > MAX_LIST_LEN {
+        return Err(Error::InvalidList {
+            reason: format!("it has {} entries; at most {MAX_LIST_LEN} are supported", values.len()),
+        });
+    }
+    for (i, &v) in values.iter().enumerate() {
+        if !v.is_finite() || v <= 0.0 || v < 1e-300 || v > 1e300 {
+            return Err(Error::InvalidList {
+                reason: format!("entry {} (layer {}) is {v}; every variance must be a positive finite number", i + 1, i + 1),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Parses a measured list: numbers separated by commas, semicolons, whitespace or newlines.
+pub fn parse_list(text: &str) -> Result<Vec<f64>, Error> {
+    let mut values = Vec::new();
+    for (i, tok) in text.split(|ch: char| ch == ',' || ch == ';' || ch.is_whitespace()).filter(|t| !t.is_empty()).enumerate() {
+        let v: f64 = tok.parse().map_err(|_| Error::InvalidList {
+            reason: format!("entry {} ({:?}) is not a number", i + 1, truncate(tok, 24)),
+        })?;
+        values.push(v);
+        if values.len() > MAX_LIST_LEN {
+            break;
+        }
+    }
+    validate_list(&values)?;
+    Ok(values)
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+/// How deep: a finite N in 1..=10^18, or the limit N -> infinity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    Finite(u64),
+    Infinite,
+}
+
+impl Depth {
+    /// Checks 1 <= n <= 10^18.
+    pub fn finite(n: u64) -> Result<Depth, Error> {
+        if (1..=MAX_DEPTH).contains(&n) {
+            Ok(Depth::Finite(n))
+        } else {
+            Err(Error::InvalidDepth { text: n.to_string() })
+        }
+    }
+
+    /// Accepts a float that is an exact integer in 1..=10^18 (JavaScript numbers), or +infinity.
+    pub fn from_f64(x: f64) -> Result<Depth, Error> {
+        if x == f64::INFINITY {
+            return Ok(Depth::Infinite);
+        }
+        if x.is_finite() && x >= 1.0 && x <= MAX_DEPTH as f64 && x.fract() == 0.0 {
+            return Ok(Depth::Finite((x as u64).min(MAX_DEPTH)));
+        }
+        Err(Error::InvalidDepth { text: format!("{x}") })
+    }
+}
+
+impl FromStr for Depth {
+    type Err = Error;
+    /// Accepts `1000000`, `1_000_000`, `1e6`, `2.5e3`, `10^6`, `inf`, `infinity`.
+    fn from_str(s: &str) -> Result<Depth, Error> {
+        let bad = || Error::InvalidDepth { text: s.to_string() };
+        let t = s.trim().replace('_', "");
+        let lower = t.to_ascii_lowercase();
+        if matches!(lower.as_str(), "inf" | "infinity" | "+inf" | "∞") {
+            return Ok(Depth::Infinite);
+        }
+        if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+            let n: u64 = t.parse().map_err(|_| bad())?;
+            return Depth::finite(n).map_err(|_| bad());
+        }
+        let (mantissa, exponent) = if let Some((m, e)) = lower.split_once('e') {
+            (m, e)
+        } else if let Some((m, e)) = lower.split_once("^") {
+            if m != "10" {
+                return Err(bad());
+            }
+            ("1", e)
+        } else {
+            return Err(bad());
+        };
+        let exp: u32 = exponent.trim_start_matches('+').parse().map_err(|_| bad())?;
+        if exp > 18 {
+            return Err(bad());
+        }
+        // Exact decimal arithmetic: mantissa digits times 10^exp must be an integer.
+        let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        if int_part.is_empty() && frac_part.is_empty()
+            || !int_part.bytes().all(|b| b.is_ascii_digit())
+            || !frac_part.bytes().all(|b| b.is_ascii_digit())
+        {
+            return Err(bad());
+        }
+        let frac_trim = frac_part.trim_end_matches('0');
+        if frac_trim.len() as u32 > exp {
+            return Err(bad());
+        }
+        let digits = format!("{int_part}{frac_trim}");
+        let scale = exp - frac_trim.len() as u32;
+        let base: u128 = if digits.is_empty() { 0 } else { digits.parse().map_err(|_| bad())? };
+        let n = base.checked_mul(10u128.pow(scale)).ok_or_else(bad)?;
+        if n == 0 || n > MAX_DEPTH as u128 {
+            return Err(bad());
+        }
+        Ok(Depth::Finite(n as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_parsing() {
+        assert_eq!("1000000".parse::<Depth>(), Ok(Depth::Finite(1_000_000)));
+        assert_eq!("1e6".parse::<Depth>(), Ok(Depth::Finite(1_000_000)));
+        assert_eq!("2.5e3".parse::<Depth>(), Ok(Depth::Finite(2500)));
+        assert_eq!("1e18".parse::<Depth>(), Ok(Depth::Finite(MAX_DEPTH)));
+        assert_eq!("10^3".parse::<Depth>(), Ok(Depth::Finite(1000)));
+        assert_eq!("inf".parse::<Depth>(), Ok(Depth::Infinite));
+        for bad in ["0", "-1", "1e19", "1.5", "2.55e1", "abc", "", "1e", "e5", "1000000000000000001", "NaN"] {
+            assert!(bad.parse::<Depth>().is_err(), "{bad} should be rejected");
+        }
+    }
+
+    #[test]
+    fn depth_from_f64() {
+        assert_eq!(Depth::from_f64(1e6), Ok(Depth::Finite(1_000_000)));
+        assert_eq!(Depth::from_f64(1e18), Ok(Depth::Finite(MAX_DEPTH)));
+        assert_eq!(Depth::from_f64(f64::INFINITY), Ok(Depth::Infinite));
+        for bad in [0.0, 0.5, -3.0, 1.5, f64::NAN, 2e18, f64::NEG_INFINITY] {
+            assert!(Depth::from_f64(bad).is_err());
+        }
+    }
+
+    #[test]
+    fn validation_names_the_parameter() {
+        let p = Params::power(Family::Scaled, -1.0, 1.0, 1.0, 1.0);
+        let msg = p.validate().unwrap_err().to_string();
+        assert!(msg.contains("A = -1") && msg.contains("[0, 100]"), "{msg}");
+        let p = Params::power(Family::Scaled, 1.0, 1.0, 1.0, f64::NAN);
+        assert_eq!(p.validate().unwrap_err(), Error::NotFinite { name: "q" });
+        let p = Params { family: Family::Unscaled, a: 1.0, b: 1.0, variance: Variance::Exponential { c: 1.0, lambda: 0.0 } };
+        assert!(p.validate().unwrap_err().to_string().contains("lambda"));
+    }
+
+    #[test]
+    fn list_parsing() {
+        assert_eq!(parse_list("1, 2\n3;4  5").unwrap(), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert!(parse_list("").unwrap_err().to_string().contains("empty"));
+        assert!(parse_list("1, -2").unwrap_err().to_string().contains("entry 2"));
+        assert!(parse_list("1, x").unwrap_err().to_string().contains("not a number"));
+        assert!(parse_list("1, 0").is_err());
+        assert!(parse_list("1, inf").is_err());
+    }
+}
