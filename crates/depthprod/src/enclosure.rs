@@ -14,12 +14,20 @@ impl Enclosure {
     /// `value +- radius`, widened outward by one ulp on each side for the final rounding.
     pub fn with_radius(value: f64, radius: f64) -> Enclosure {
         let r = radius.abs();
-        Enclosure { value, lo: next_down(value - r), hi: next_up(value + r) }
+        Enclosure {
+            value,
+            lo: next_down(value - r),
+            hi: next_up(value + r),
+        }
     }
 
     /// An exact value (zero-width enclosure).
     pub fn exact(value: f64) -> Enclosure {
-        Enclosure { value, lo: value, hi: value }
+        Enclosure {
+            value,
+            lo: value,
+            hi: value,
+        }
     }
 
     /// hi - lo.

@@ -9,7 +9,12 @@ pub enum Error {
     /// A parameter is NaN or infinite.
     NotFinite { name: &'static str },
     /// A parameter lies outside the supported range (inclusive bounds).
-    OutOfRange { name: &'static str, value: f64, min: f64, max: f64 },
+    OutOfRange {
+        name: &'static str,
+        value: f64,
+        min: f64,
+        max: f64,
+    },
     /// The depth N is not an integer in 1..=10^18 (or `inf` where a limit is allowed).
     InvalidDepth { text: String },
     /// A measured variance list is empty, too long, or has a non-positive / non-finite entry.
@@ -19,7 +24,11 @@ pub enum Error {
     /// The limit N -> infinity was asked of a finite measured list.
     NoLimitForList,
     /// An unknown family / variance-model name.
-    UnknownName { what: &'static str, text: String, allowed: &'static str },
+    UnknownName {
+        what: &'static str,
+        text: String,
+        allowed: &'static str,
+    },
 }
 
 impl fmt::Display for Error {

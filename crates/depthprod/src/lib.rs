@@ -16,12 +16,26 @@
 //!
 //! The crate is pure Rust and knows nothing of browsers: the wasm and CLI crates are thin shells.
 
+mod bernoulli;
+mod closed_forms;
+mod coefficients;
 mod enclosure;
 mod error;
+mod euler_maclaurin;
+mod gauss;
 mod params;
 mod plan;
+mod rotation;
+mod sum;
+mod zeta;
 
+pub use closed_forms::{eq65_exponent, eq65_limit, exponential_bound, zeta_bound};
 pub use enclosure::{AsymptoticTerm, Bounds, Divergence, Enclosure, Limit};
 pub use error::Error;
-pub use params::{parse_list, Depth, Family, Params, Variance, AB_RANGE, C_RANGE, LAMBDA_RANGE, MAX_DEPTH, MAX_LIST_LEN, Q_RANGE};
+pub use params::{
+    parse_list, Depth, Family, Params, Variance, AB_RANGE, C_RANGE, LAMBDA_RANGE, MAX_DEPTH,
+    MAX_LIST_LEN, Q_RANGE,
+};
 pub use plan::{depth_grid, CurveKind, Evaluation, Plan};
+pub use rotation::{rotation_angle, rotation_product, Rotation};
+pub use zeta::riemann_zeta;

@@ -35,7 +35,12 @@ pub enum Family {
 
 impl Family {
     /// All families, in display order.
-    pub const ALL: [Family; 4] = [Family::Unscaled, Family::Scaled, Family::Harmonic, Family::SqrtScaled];
+    pub const ALL: [Family; 4] = [
+        Family::Unscaled,
+        Family::Scaled,
+        Family::Harmonic,
+        Family::SqrtScaled,
+    ];
 
     /// The name used on the command line, in URLs and in JSON.
     pub fn name(self) -> &'static str {
@@ -104,7 +109,12 @@ fn check(name: &'static str, value: f64, (min, max): (f64, f64)) -> Result<(), E
         return Err(Error::NotFinite { name });
     }
     if !(min..=max).contains(&value) {
-        return Err(Error::OutOfRange { name, value, min, max });
+        return Err(Error::OutOfRange {
+            name,
+            value,
+            min,
+            max,
+        });
     }
     Ok(())
 }
@@ -112,7 +122,12 @@ fn check(name: &'static str, value: f64, (min, max): (f64, f64)) -> Result<(), E
 impl Params {
     /// A power-law product: the common case.
     pub fn power(family: Family, a: f64, b: f64, c: f64, q: f64) -> Params {
-        Params { family, a, b, variance: Variance::Power { c, q } }
+        Params {
+            family,
+            a,
+            b,
+            variance: Variance::Power { c, q },
+        }
     }
 
     /// Checks every parameter against the supported ranges.
@@ -136,17 +151,26 @@ impl Params {
 
 fn validate_list(values: &[f64]) -> Result<(), Error> {
     if values.is_empty() {
-        return Err(Error::InvalidList { reason: "it is empty: paste at least one positive variance".into() });
+        return Err(Error::InvalidList {
+            reason: "it is empty: paste at least one positive variance".into(),
+        });
     }
     if values.len() > MAX_LIST_LEN {
         return Err(Error::InvalidList {
-            reason: format!("it has {} entries; at most {MAX_LIST_LEN} are supported", values.len()),
+            reason: format!(
+                "it has {} entries; at most {MAX_LIST_LEN} are supported",
+                values.len()
+            ),
         });
     }
     for (i, &v) in values.iter().enumerate() {
-        if !v.is_finite() || v <= 0.0 || v < 1e-300 || v > 1e300 {
+        if !v.is_finite() || !(1e-300..=1e300).contains(&v) {
             return Err(Error::InvalidList {
-                reason: format!("entry {} (layer {}) is {v}; every variance must be a positive finite number", i + 1, i + 1),
+                reason: format!(
+                    "entry {} (layer {}) is {v}; every variance must be a positive finite number",
+                    i + 1,
+                    i + 1
+                ),
             });
         }
     }
@@ -156,7 +180,11 @@ fn validate_list(values: &[f64]) -> Result<(), Error> {
 /// Parses a measured list: numbers separated by commas, semicolons, whitespace or newlines.
 pub fn parse_list(text: &str) -> Result<Vec<f64>, Error> {
     let mut values = Vec::new();
-    for (i, tok) in text.split(|ch: char| ch == ',' || ch == ';' || ch.is_whitespace()).filter(|t| !t.is_empty()).enumerate() {
+    for (i, tok) in text
+        .split(|ch: char| ch == ',' || ch == ';' || ch.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .enumerate()
+    {
         let v: f64 = tok.parse().map_err(|_| Error::InvalidList {
             reason: format!("entry {} ({:?}) is not a number", i + 1, truncate(tok, 24)),
         })?;
@@ -186,7 +214,9 @@ impl Depth {
         if (1..=MAX_DEPTH).contains(&n) {
             Ok(Depth::Finite(n))
         } else {
-            Err(Error::InvalidDepth { text: n.to_string() })
+            Err(Error::InvalidDepth {
+                text: n.to_string(),
+            })
         }
     }
 
@@ -198,7 +228,9 @@ impl Depth {
         if x.is_finite() && x >= 1.0 && x <= MAX_DEPTH as f64 && x.fract() == 0.0 {
             return Ok(Depth::Finite((x as u64).min(MAX_DEPTH)));
         }
-        Err(Error::InvalidDepth { text: format!("{x}") })
+        Err(Error::InvalidDepth {
+            text: format!("{x}"),
+        })
     }
 }
 
@@ -206,7 +238,9 @@ impl FromStr for Depth {
     type Err = Error;
     /// Accepts `1000000`, `1_000_000`, `1e6`, `2.5e3`, `10^6`, `inf`, `infinity`.
     fn from_str(s: &str) -> Result<Depth, Error> {
-        let bad = || Error::InvalidDepth { text: s.to_string() };
+        let bad = || Error::InvalidDepth {
+            text: s.to_string(),
+        };
         let t = s.trim().replace('_', "");
         let lower = t.to_ascii_lowercase();
         if matches!(lower.as_str(), "inf" | "infinity" | "+inf" | "∞") {
@@ -226,7 +260,10 @@ impl FromStr for Depth {
         } else {
             return Err(bad());
         };
-        let exp: u32 = exponent.trim_start_matches('+').parse().map_err(|_| bad())?;
+        let exp: u32 = exponent
+            .trim_start_matches('+')
+            .parse()
+            .map_err(|_| bad())?;
         if exp > 18 {
             return Err(bad());
         }
@@ -244,7 +281,11 @@ impl FromStr for Depth {
         }
         let digits = format!("{int_part}{frac_trim}");
         let scale = exp - frac_trim.len() as u32;
-        let base: u128 = if digits.is_empty() { 0 } else { digits.parse().map_err(|_| bad())? };
+        let base: u128 = if digits.is_empty() {
+            0
+        } else {
+            digits.parse().map_err(|_| bad())?
+        };
         let n = base.checked_mul(10u128.pow(scale)).ok_or_else(bad)?;
         if n == 0 || n > MAX_DEPTH as u128 {
             return Err(bad());
@@ -265,7 +306,19 @@ mod tests {
         assert_eq!("1e18".parse::<Depth>(), Ok(Depth::Finite(MAX_DEPTH)));
         assert_eq!("10^3".parse::<Depth>(), Ok(Depth::Finite(1000)));
         assert_eq!("inf".parse::<Depth>(), Ok(Depth::Infinite));
-        for bad in ["0", "-1", "1e19", "1.5", "2.55e1", "abc", "", "1e", "e5", "1000000000000000001", "NaN"] {
+        for bad in [
+            "0",
+            "-1",
+            "1e19",
+            "1.5",
+            "2.55e1",
+            "abc",
+            "",
+            "1e",
+            "e5",
+            "1000000000000000001",
+            "NaN",
+        ] {
             assert!(bad.parse::<Depth>().is_err(), "{bad} should be rejected");
         }
     }
@@ -287,16 +340,33 @@ mod tests {
         assert!(msg.contains("A = -1") && msg.contains("[0, 100]"), "{msg}");
         let p = Params::power(Family::Scaled, 1.0, 1.0, 1.0, f64::NAN);
         assert_eq!(p.validate().unwrap_err(), Error::NotFinite { name: "q" });
-        let p = Params { family: Family::Unscaled, a: 1.0, b: 1.0, variance: Variance::Exponential { c: 1.0, lambda: 0.0 } };
+        let p = Params {
+            family: Family::Unscaled,
+            a: 1.0,
+            b: 1.0,
+            variance: Variance::Exponential {
+                c: 1.0,
+                lambda: 0.0,
+            },
+        };
         assert!(p.validate().unwrap_err().to_string().contains("lambda"));
     }
 
     #[test]
     fn list_parsing() {
-        assert_eq!(parse_list("1, 2\n3;4  5").unwrap(), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(
+            parse_list("1, 2\n3;4  5").unwrap(),
+            vec![1.0, 2.0, 3.0, 4.0, 5.0]
+        );
         assert!(parse_list("").unwrap_err().to_string().contains("empty"));
-        assert!(parse_list("1, -2").unwrap_err().to_string().contains("entry 2"));
-        assert!(parse_list("1, x").unwrap_err().to_string().contains("not a number"));
+        assert!(parse_list("1, -2")
+            .unwrap_err()
+            .to_string()
+            .contains("entry 2"));
+        assert!(parse_list("1, x")
+            .unwrap_err()
+            .to_string()
+            .contains("not a number"));
         assert!(parse_list("1, 0").is_err());
         assert!(parse_list("1, inf").is_err());
     }

@@ -1,0 +1,312 @@
+//! Euler-Maclaurin applied to g itself, for the middle range [L0, M) where the power series of
+//! log(1 + A x + B x^2) does not converge yet (small p or large A kappa: MATH.md section 4's hard
+//! corner).
+//!
+//! For integers a < b (half-open):
+//!
+//! ```text
+//! sum_{l=a}^{b-1} g(l) = int_a^b g + (g(a) - g(b))/2 + E(b) - E(a) + R,
+//! E(t) = sum_{j=1}^{m} B_2j/(2j)! g^(2j-1)(t),   |R| <= (2 zeta(2m)/(2 pi)^2m) int_a^b |g^(2m)|.
+//! ```
+//!
+//! Derivatives come from Taylor jets of g (power-series arithmetic). The remainder and the
+//! quadrature error are bounded with Cauchy estimates: on the sector |arg z| <= alpha with
+//! p alpha <= pi/4, w(z) = 1 + A kappa z^-p + B kappa^2 z^-2p has Re w >= 1, so
+//! |g(z)| <= log(1 + v) + pi/2 with v = A kappa |z|^-p + B kappa^2 |z|^-2p, and |g(z)| <= -log(1 - v)
+//! whenever v < 1. A disk of radius t sin(alpha) around t stays in the sector, giving
+//! |g^(2m)(t)| <= (2m)! G / (t sin alpha)^2m; panels [a, a(1 + 2 beta)] keep their rho = 3
+//! Bernstein ellipse inside the sector, giving the Gauss-Legendre bound of [`crate::gauss`].
+
+use crate::bernoulli::BERNOULLI_2J;
+use crate::gauss;
+use crate::sum::{Accumulator, U};
+use std::f64::consts::PI;
+
+/// Number of Euler-Maclaurin correction terms.
+const EM_TERMS: usize = 12;
+
+/// g(l) = log(1 + A kappa l^-p + B kappa^2 l^-2p) for a power-law family.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PowerTerm {
+    pub(crate) a: f64,
+    pub(crate) b: f64,
+    pub(crate) kappa: f64,
+    /// Relative error bound of `kappa` as computed from c.
+    pub(crate) kappa_rel: f64,
+    pub(crate) p: f64,
+    /// |p as stored - exact p| (p = 1 + q/2 may round).
+    pub(crate) p_err: f64,
+}
+
+impl PowerTerm {
+    /// x(l) = kappa l^-p.
+    #[inline]
+    pub(crate) fn x(&self, l: f64) -> f64 {
+        self.kappa * l.powf(-self.p)
+    }
+
+    /// Relative error bound of `x(l)`.
+    #[inline]
+    fn x_rel(&self, l: f64) -> f64 {
+        3.0 * U + self.kappa_rel + self.p_err * l.ln()
+    }
+
+    /// g(l) with a bound on its error (exact-arithmetic g at the exact parameters).
+    #[inline]
+    pub(crate) fn g(&self, l: f64) -> (f64, f64) {
+        let x = self.x(l);
+        let g = (x * (self.a + self.b * x)).ln_1p();
+        // log1p(t) with t relatively perturbed by d has |error| <= d * t/(1+t) <= d * g.
+        let rel = 2.0 * self.x_rel(l) + 7.0 * U;
+        (g, rel * g)
+    }
+
+    /// v(r) = A kappa r^-p + B kappa^2 r^-2p, an upper bound of |w(z) - 1| for |z| >= r.
+    fn v(&self, r: f64) -> f64 {
+        let x = self.kappa * r.powf(-self.p) * (1.0 + 1e-12);
+        self.a * x + self.b * x * x
+    }
+
+    /// Bound on |g(z)| over |z| >= r, |arg z| <= alpha with p alpha <= pi/4.
+    pub(crate) fn complex_bound(&self, r: f64) -> f64 {
+        let v = self.v(r);
+        let crude = v.ln_1p() + PI / 2.0;
+        let fine = if v < 0.9 {
+            -(-v).ln_1p()
+        } else {
+            f64::INFINITY
+        };
+        crude.min(fine) * (1.0 + 1e-12)
+    }
+
+    /// Half-angle of the sector in which the Cauchy bounds hold.
+    pub(crate) fn sector(&self) -> f64 {
+        (PI / 3.0).min(PI / (4.0 * self.p))
+    }
+
+    /// E(t) = sum_{j=1}^{m} B_2j/(2j)! g^(2j-1)(t), with an error bound; from the Taylor jet of
+    /// eta -> g(t (1 + eta)), whose coefficients are g^(k)(t) t^k / k!.
+    pub(crate) fn endpoint_correction(&self, t: f64) -> (f64, f64) {
+        const ORDER: usize = 2 * EM_TERMS; // coefficients 0..ORDER-1
+        let p = self.p;
+        // u_j = binom(-p, j): (1 + eta)^-p
+        let mut u = [0.0; ORDER];
+        u[0] = 1.0;
+        for j in 1..ORDER {
+            u[j] = u[j - 1] * (-p - (j as f64) + 1.0) / j as f64;
+        }
+        let x0 = self.x(t);
+        // w = 1 + A x0 u + B x0^2 (u*u)
+        let mut w = [0.0; ORDER];
+        for j in 0..ORDER {
+            let mut uu = 0.0;
+            for i in 0..=j {
+                uu += u[i] * u[j - i];
+            }
+            w[j] = self.a * x0 * u[j] + self.b * x0 * x0 * uu;
+        }
+        let w0 = 1.0 + w[0];
+        // L = log w: L_j = (w_j - (1/j) sum_{i=1}^{j-1} i L_i w_{j-i}) / w0
+        let mut l = [0.0; ORDER];
+        let mut mag = [0.0; ORDER]; // running magnitudes for the rounding bound
+        for j in 1..ORDER {
+            let mut acc = w[j];
+            let mut acc_mag = w[j].abs();
+            for i in 1..j {
+                let t = (i as f64) * l[i] * w[j - i] / j as f64;
+                acc -= t;
+                acc_mag += (i as f64) * mag[i] * w[j - i].abs() / j as f64;
+            }
+            l[j] = acc / w0;
+            mag[j] = acc_mag / w0;
+        }
+        let inv_t = 1.0 / t;
+        let mut scale = inv_t; // t^-(2j-1)
+        let mut value = 0.0;
+        let mut bound = 0.0;
+        for j in 1..=EM_TERMS {
+            let k = 2 * j - 1;
+            let coef = BERNOULLI_2J[j] / (2 * j) as f64;
+            let term = coef * l[k] * scale;
+            value += term;
+            bound += (coef * mag[k] * scale).abs();
+            scale *= inv_t * inv_t;
+        }
+        // Rounding in the jet recurrences grows at most linearly in the order; 4 ORDER^2 u of the
+        // magnitudes is a generous cover, plus the relative error of x0 itself (times the order,
+        // since L_k is a polynomial of degree <= k in x0... bounded by its magnitude).
+        let err = bound * ((4 * ORDER * ORDER) as f64 * U + ORDER as f64 * self.x_rel(t))
+            + f64::MIN_POSITIVE;
+        (value, err)
+    }
+
+    /// Bound on |R| for Euler-Maclaurin over [a, infinity) with EM_TERMS terms.
+    pub(crate) fn remainder_bound(&self, a: f64) -> f64 {
+        let sin_alpha = self.sector().sin();
+        let g_star = self.complex_bound(a * (1.0 - sin_alpha));
+        let m = EM_TERMS as i32;
+        // 2 zeta(2m) (2m)! G a^(1-2m) / ((2m - 1) (2 pi sin alpha)^2m), computed in logs
+        let log_fact: f64 = (1..=(2 * m)).map(|i| (i as f64).ln()).sum();
+        let zeta_2m = 1.0 + 2f64.powi(-2 * m) * 1.01;
+        let log_r = (2.0 * zeta_2m).ln() + log_fact + g_star.ln() + (1 - 2 * m) as f64 * a.ln()
+            - ((2 * m - 1) as f64).ln()
+            - (2 * m) as f64 * (2.0 * PI * sin_alpha).ln();
+        log_r.exp() * (1.0 + 1e-10)
+    }
+
+    /// The panel ratio b/a that keeps the rho = 3 Bernstein ellipse inside the sector.
+    fn panel_beta(&self) -> f64 {
+        let s = self.sector().sin();
+        s / (5.0 / 3.0 - s)
+    }
+
+    /// Gauss-Legendre on [a, b] (b no further than the panel from a): (value, error bound).
+    pub(crate) fn panel_integral(&self, a: f64, b: f64) -> (f64, f64) {
+        let (nodes, weights) = gauss::rule();
+        let h = 0.5 * (b - a);
+        let c = 0.5 * (a + b);
+        let mut acc = Accumulator::new();
+        for (x, w) in nodes.iter().zip(weights) {
+            let (g, ge) = self.g(c + h * x);
+            // node rounding moves l by ~u l, changing g by <= 2p u g
+            acc.add(w * g, w * (ge + g * (2.0 * self.p + 8.0) * U));
+        }
+        let value = h * acc.value();
+        let rounding = h * acc.error() + 2.0 * U * value.abs();
+        let beta = self.panel_beta();
+        let quad = gauss::error_factor() * self.complex_bound(a * (1.0 - 2.0 * beta / 3.0)) * h;
+        (value, rounding + quad)
+    }
+}
+
+/// The Euler-Maclaurin middle range [start, end): cumulative panel integrals for quick
+/// evaluation at any integer t in (start, end].
+#[derive(Debug, Clone)]
+pub(crate) struct EmRegion {
+    term: PowerTerm,
+    start: f64,
+    /// Panel boundaries b_0 = start < b_1 < ... (the last one >= end).
+    bounds: Vec<f64>,
+    /// cum[i] = int_start^{b_i} g: (value, error).
+    cum: Vec<(f64, f64)>,
+    g_start: (f64, f64),
+    e_start: (f64, f64),
+    remainder: f64,
+}
+
+impl EmRegion {
+    /// Prepares [start, end). `start` must satisfy [`em_start`]'s condition.
+    pub(crate) fn new(term: PowerTerm, start: f64, end: f64) -> EmRegion {
+        let ratio = 1.0 + 2.0 * term.panel_beta();
+        let mut bounds = vec![start];
+        let mut cum = vec![(0.0, 0.0)];
+        let (mut total, mut total_err) = (Accumulator::new(), 0.0);
+        let mut a = start;
+        while a < end {
+            let b = (a * ratio).min(end).max(a + 1.0);
+            let (v, e) = term.panel_integral(a, b);
+            total.add(v, 0.0);
+            total_err += e;
+            bounds.push(b);
+            cum.push((total.value(), total_err + total.error()));
+            a = b;
+        }
+        EmRegion {
+            term,
+            start,
+            bounds,
+            cum,
+            g_start: term.g(start),
+            e_start: term.endpoint_correction(start),
+            remainder: term.remainder_bound(start),
+        }
+    }
+
+    /// sum_{l=start}^{t-1} g(l) for an integer-valued t with start <= t <= end: (value, error).
+    pub(crate) fn sum_to(&self, t: f64) -> (f64, f64) {
+        if t <= self.start {
+            return (0.0, 0.0);
+        }
+        // last boundary <= t
+        let i = match self.bounds.binary_search_by(|b| b.total_cmp(&t)) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let mut acc = Accumulator::new();
+        let (ci, ce) = self.cum[i];
+        acc.add(ci, ce);
+        if t > self.bounds[i] {
+            let (v, e) = self.term.panel_integral(self.bounds[i], t);
+            acc.add(v, e);
+        }
+        let (gt, gte) = self.term.g(t);
+        acc.add(0.5 * self.g_start.0, 0.5 * self.g_start.1);
+        acc.add(-0.5 * gt, 0.5 * gte);
+        let (et, ete) = self.term.endpoint_correction(t);
+        acc.add(et, ete);
+        acc.add(-self.e_start.0, self.e_start.1);
+        (acc.value(), acc.error() + self.remainder)
+    }
+}
+
+/// Smallest start (a power of two times 8, at least `min_start`) where the Euler-Maclaurin
+/// remainder over [start, infinity) is at most `tol`.
+pub(crate) fn em_start(term: &PowerTerm, min_start: f64, tol: f64) -> f64 {
+    let mut start = min_start.max(8.0).ceil();
+    while term.remainder_bound(start) > tol && start < 4096.0 {
+        start = (start * 1.5).ceil();
+    }
+    start
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn term(a: f64, b: f64, kappa: f64, p: f64) -> PowerTerm {
+        PowerTerm {
+            a,
+            b,
+            kappa,
+            kappa_rel: 0.0,
+            p,
+            p_err: 0.0,
+        }
+    }
+
+    fn direct(t: &PowerTerm, from: u64, to_excl: u64) -> f64 {
+        let mut acc = Accumulator::new();
+        for l in from..to_excl {
+            acc.add(t.g(l as f64).0, 0.0);
+        }
+        acc.value()
+    }
+
+    #[test]
+    fn em_matches_direct_sums() {
+        for &(a, b, kappa, p) in &[
+            (1.0, 1.0, 1.0, 0.5),
+            (1.0, 1.0, 1.0, 0.05),
+            (50.0, 3.0, 10.0, 0.3),
+            (2.0, 0.0, 1.0, 1.5),
+            (0.0, 4.0, 2.0, 0.025),
+        ] {
+            let t = term(a, b, kappa, p);
+            let start = em_start(&t, 10.0, 1e-17);
+            let end = 200_000.0;
+            let region = EmRegion::new(t, start, end);
+            for &stop in &[start as u64 + 1, start as u64 + 7, 1000, 54_321, 200_000] {
+                let (v, e) = region.sum_to(stop as f64);
+                let d = direct(&t, start as u64, stop);
+                assert!(
+                    (v - d).abs() <= e + 1e-13 * d.abs(),
+                    "{a} {b} {kappa} {p} to {stop}: em {v} direct {d} bound {e}"
+                );
+                assert!(
+                    e <= 1e-13 * d.abs().max(1.0),
+                    "{a} {b} {kappa} {p} to {stop}: bound {e} too wide for {v}"
+                );
+            }
+        }
+    }
+}
