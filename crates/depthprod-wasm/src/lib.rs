@@ -1,1 +1,221 @@
-//! placeholder
+//! # depthprod-wasm: the browser's door to the `depthprod` core
+//!
+//! A thin translation layer and nothing else: JavaScript values in (through serde-wasm-bindgen),
+//! core calls, plain JavaScript objects or `Float64Array`s out. No mathematics lives here. Every
+//! core [`depthprod::Error`] becomes a thrown JavaScript `Error` whose message is the core's
+//! `Display` string, so the page can show it verbatim next to the control that caused it.
+//!
+//! The exported API (JavaScript names):
+//!
+//! | export | arguments | returns |
+//! |---|---|---|
+//! | `evaluate(request)` | `{family, a, b, variance, n}` | the core `Evaluation` as a plain object |
+//! | `curve(params, kind, ns)` | params without `n`; `'log-product' \| 'remainder' \| 'tail'`; `Float64Array` | `Float64Array`, same length as `ns` |
+//! | `depthGrid(nMax, count)` | numbers | `Float64Array` of log-spaced integer depths |
+//! | `parseList(text)` | string | `Float64Array` of variances |
+//! | `closedForms({a, b, c, q, lambda, n})` | numbers (`c`, `q`, `lambda`, `n` optional) | `{zeta_bound, eq65, exponential_bound}` |
+//! | `rotation(theta, r, n)` | numbers | `{angle, matrix: [m00, m01, m10, m11], norm}` |
+//! | `version()` | | the crate version |
+//!
+//! `variance` is `{kind: 'power', c, q}`, `{kind: 'exponential', c, lambda}` or
+//! `{kind: 'measured', values}` where `values` is an array or a `Float64Array` (copied once).
+//! `n` is a number (an integer in 1..=1e18, or `Infinity`) or a string the core parses
+//! (`'1e6'`, `'10^6'`, `'inf'`, ...).
+
+use depthprod::{CurveKind, Depth, Error, Family, Params, Plan, Variance};
+use js_sys::{Array, Float64Array, Reflect};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+
+// TEMPORARY until the core exports closed_forms/rotation: mod closed;
+
+// pub use closed::{closed_forms, rotation};
+
+/// Installs the panic hook so that a Rust panic shows its message in the browser console
+/// instead of a bare `unreachable` trap.
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// The crate version (the workspace version), e.g. `"0.1.0"`.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+/// Everything at one depth: `evaluate({family, a, b, variance, n})`.
+///
+/// Returns the core `Evaluation` as a plain object
+/// `{family, n, log_product, limit, tail, divergent, zeta_bound}`; absent parts are `null`, and
+/// `n` is a number (`null` for N = infinity).
+#[wasm_bindgen]
+pub fn evaluate(request: JsValue) -> Result<JsValue, JsError> {
+    let params = params_from_js(&request)?;
+    let depth = depth_from_js(&field(&request, "n")?)?;
+    let mut evaluation = Plan::new(&params)?.evaluate(depth)?;
+    // serde-wasm-bindgen refuses u64 values above 2^53; a JS number is what the page wants, so
+    // `n` is set by hand (exact for every n the page can type, nearest double otherwise).
+    let n = evaluation.n.take();
+    let out = to_js(&evaluation)?;
+    let n = n.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64));
+    Reflect::set(&out, &JsValue::from_str("n"), &n).map_err(js_to_error)?;
+    Ok(out)
+}
+
+/// `curve(params, kind, ns)`: the curve's central value at each depth of `ns` (integers in
+/// 1..=1e18), as a `Float64Array` of the same length.
+#[wasm_bindgen]
+pub fn curve(params: JsValue, kind: &str, ns: &[f64]) -> Result<Vec<f64>, JsError> {
+    let params = params_from_js(&params)?;
+    let kind = match kind {
+        "log-product" => CurveKind::LogProduct,
+        "remainder" => CurveKind::Remainder,
+        "tail" => CurveKind::Tail,
+        other => {
+            return Err(Error::UnknownName {
+                what: "curve kind",
+                text: other.to_string(),
+                allowed: "log-product, remainder, tail",
+            }
+            .into())
+        }
+    };
+    let mut out = vec![0.0; ns.len()];
+    Plan::new(&params)?.curve(kind, ns, &mut out)?;
+    Ok(out)
+}
+
+/// `depthGrid(nMax, count)`: up to `count` log-spaced integer depths from 1 to `nMax`.
+/// `count` is clamped by the core (to 2..=100000).
+#[wasm_bindgen(js_name = depthGrid)]
+pub fn depth_grid(n_max: f64, count: f64) -> Result<Vec<f64>, JsError> {
+    let n_max = match Depth::from_f64(n_max)? {
+        Depth::Finite(n) => n,
+        Depth::Infinite => return Err(Error::InvalidDepth { text: "inf".into() }.into()),
+    };
+    if count.is_nan() {
+        return Err(Error::NotFinite { name: "count" }.into());
+    }
+    // Saturating conversion; the core clamps the count to its supported range.
+    Ok(depthprod::depth_grid(n_max, count.max(0.0) as usize)?)
+}
+
+/// `parseList(text)`: a pasted list of measured variances as a `Float64Array`.
+#[wasm_bindgen(js_name = parseList)]
+pub fn parse_list(text: &str) -> Result<Vec<f64>, JsError> {
+    Ok(depthprod::parse_list(text)?)
+}
+
+/// The serde configuration of every object this crate returns: plain objects, `null` for absent.
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    let serializer = serde_wasm_bindgen::Serializer::new()
+        .serialize_maps_as_objects(true)
+        .serialize_missing_as_null(true);
+    value.serialize(&serializer).map_err(|e| {
+        JsError::new(&format!(
+            "internal error: could not convert a result to JavaScript: {e}"
+        ))
+    })
+}
+
+/// Deserializes part of a request, naming it in the error.
+pub(crate) fn from_js<T: for<'de> Deserialize<'de>>(
+    value: JsValue,
+    what: &str,
+) -> Result<T, JsError> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| JsError::new(&format!("invalid {what}: {e}")))
+}
+
+/// `object[name]`, refusing non-objects with a clear message.
+pub(crate) fn field(object: &JsValue, name: &str) -> Result<JsValue, JsError> {
+    if !object.is_object() {
+        return Err(JsError::new(
+            "invalid request: expected an object such as {family, a, b, variance, n}",
+        ));
+    }
+    Reflect::get(object, &JsValue::from_str(name)).map_err(js_to_error)
+}
+
+/// Re-throws a JavaScript exception (from `Reflect`) as an `Error` with its message.
+pub(crate) fn js_to_error(value: JsValue) -> JsError {
+    let message = value
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| value.as_string())
+        .unwrap_or_else(|| format!("{value:?}"));
+    JsError::new(&message)
+}
+
+/// The request's top-level fields other than the variance model.
+#[derive(Deserialize)]
+struct ParamsShell {
+    family: Family,
+    a: f64,
+    b: f64,
+}
+
+/// `{family, a, b, variance}` (other fields, such as `n`, are ignored) into core `Params`.
+/// Validation is the core's job (`Plan::new`). Public (but not exported to JavaScript) for the tests.
+#[doc(hidden)]
+pub fn params_from_js(value: &JsValue) -> Result<Params, JsError> {
+    let variance = field(value, "variance")?;
+    let ParamsShell { family, a, b } = from_js(value.clone(), "parameters")?;
+    let variance = variance_from_js(variance)?;
+    Ok(Params {
+        family,
+        a,
+        b,
+        variance,
+    })
+}
+
+fn variance_from_js(value: JsValue) -> Result<Variance, JsError> {
+    if value.is_object() {
+        let kind = Reflect::get(&value, &JsValue::from_str("kind")).map_err(js_to_error)?;
+        if kind.as_string().as_deref() == Some("measured") {
+            // Fast path: a Float64Array (what `parseList` returns) is copied in one go; the
+            // generic route below would cross the JS boundary once per entry, or refuse it.
+            let values = Reflect::get(&value, &JsValue::from_str("values")).map_err(js_to_error)?;
+            if let Some(array) = values.dyn_ref::<Float64Array>() {
+                return Ok(Variance::Measured {
+                    values: array.to_vec(),
+                });
+            }
+            if !Array::is_array(&values) {
+                return Err(Error::InvalidList {
+                    reason: "`values` must be an array or a Float64Array of numbers".into(),
+                }
+                .into());
+            }
+            return Ok(Variance::Measured {
+                values: from_js(values, "measured variance list")?,
+            });
+        }
+    }
+    from_js(value, "variance model")
+}
+
+/// A depth from JavaScript: a number (`Infinity` for the limit) or a string the core parses.
+pub(crate) fn depth_from_js(value: &JsValue) -> Result<Depth, JsError> {
+    if let Some(x) = value.as_f64() {
+        return Ok(Depth::from_f64(x)?);
+    }
+    if let Some(s) = value.as_string() {
+        return Ok(s.parse::<Depth>()?);
+    }
+    let text = if value.is_undefined() {
+        "missing".to_string()
+    } else {
+        describe(value)
+    };
+    Err(Error::InvalidDepth { text }.into())
+}
+
+/// A short description of a JS value for error messages (its JSON, else its type).
+fn describe(value: &JsValue) -> String {
+    js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .unwrap_or_else(|| value.js_typeof().as_string().unwrap_or_default())
+}

@@ -1,0 +1,266 @@
+//! The translation layer, checked in a real JavaScript engine (node, through
+//! wasm-bindgen-test-runner): `cargo test -p depthprod-wasm --target wasm32-unknown-unknown`.
+//! The numbers themselves are the core's business; these tests check that requests arrive intact,
+//! that results come back as plain objects with the documented shape, and that core errors become
+//! JavaScript `Error`s carrying the core's message.
+#![cfg(target_arch = "wasm32")]
+
+use depthprod::{Family, Params, Variance};
+use depthprod_wasm as api;
+use js_sys::{Array, Float64Array, Reflect, JSON};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+fn js(json: &str) -> JsValue {
+    JSON::parse(json).unwrap_or_else(|e| panic!("bad JSON in test {json}: {e:?}"))
+}
+
+/// `value.a.b.c`.
+fn get(value: &JsValue, path: &str) -> JsValue {
+    path.split('.').fold(value.clone(), |v, key| {
+        assert!(v.is_object(), "{path}: {key} of a non-object {v:?}");
+        Reflect::get(&v, &JsValue::from_str(key)).unwrap()
+    })
+}
+
+fn num(value: &JsValue, path: &str) -> f64 {
+    get(value, path)
+        .as_f64()
+        .unwrap_or_else(|| panic!("{path} is not a number: {value:?}"))
+}
+
+/// The JS value wasm-bindgen throws for an `Err`, and its message.
+fn thrown_message(err: JsError) -> String {
+    let thrown = JsValue::from(err);
+    let error = thrown
+        .dyn_ref::<js_sys::Error>()
+        .unwrap_or_else(|| panic!("thrown value is not an Error: {thrown:?}"));
+    String::from(error.message())
+}
+
+const SCALED: &str = r#"{"family":"scaled","a":1,"b":1,"variance":{"kind":"power","c":1,"q":1}"#;
+
+#[wasm_bindgen_test]
+fn request_round_trips_into_core_params() {
+    let p = api::params_from_js(&js(r#"{"family":"sqrt-scaled","a":1.5,"b":0.25,"variance":{"kind":"power","c":2,"q":1},"n":10}"#)).unwrap();
+    assert_eq!(p, Params::power(Family::SqrtScaled, 1.5, 0.25, 2.0, 1.0));
+
+    let p = api::params_from_js(&js(r#"{"family":"unscaled","a":1,"b":2,"variance":{"kind":"exponential","c":0.5,"lambda":0.1}}"#)).unwrap();
+    assert_eq!(
+        p.variance,
+        Variance::Exponential {
+            c: 0.5,
+            lambda: 0.1
+        }
+    );
+
+    let p = api::params_from_js(&js(
+        r#"{"family":"harmonic","a":1,"b":1,"variance":{"kind":"measured","values":[1,2.5,4]}}"#,
+    ))
+    .unwrap();
+    assert_eq!(
+        p.variance,
+        Variance::Measured {
+            values: vec![1.0, 2.5, 4.0]
+        }
+    );
+
+    // What parseList returns can be passed straight back as the measured list.
+    let request = js(r#"{"family":"scaled","a":1,"b":1,"variance":{"kind":"measured"}}"#);
+    let values = Float64Array::from(&[3.0, 1e-3, 7.25][..]);
+    Reflect::set(&get(&request, "variance"), &"values".into(), &values).unwrap();
+    let p = api::params_from_js(&request).unwrap();
+    assert_eq!(
+        p,
+        Params {
+            family: Family::Scaled,
+            a: 1.0,
+            b: 1.0,
+            variance: Variance::Measured {
+                values: vec![3.0, 1e-3, 7.25]
+            }
+        }
+    );
+}
+
+#[wasm_bindgen_test]
+fn malformed_requests_are_refused_with_a_message() {
+    let msg = thrown_message(
+        api::params_from_js(&js(
+            r#"{"family":"pre-ln","a":1,"b":1,"variance":{"kind":"power","c":1,"q":1}}"#,
+        ))
+        .unwrap_err(),
+    );
+    assert!(msg.contains("pre-ln") && msg.contains("unscaled"), "{msg}");
+    let msg = thrown_message(
+        api::params_from_js(&js(
+            r#"{"family":"scaled","b":1,"variance":{"kind":"power","c":1,"q":1}}"#,
+        ))
+        .unwrap_err(),
+    );
+    assert!(msg.contains("`a`"), "{msg}");
+    let msg = thrown_message(
+        api::params_from_js(&js(
+            r#"{"family":"scaled","a":1,"b":1,"variance":{"kind":"cubic","c":1}}"#,
+        ))
+        .unwrap_err(),
+    );
+    assert!(msg.contains("cubic"), "{msg}");
+    let msg = thrown_message(api::evaluate(JsValue::from_str("scaled")).unwrap_err());
+    assert!(msg.contains("expected an object"), "{msg}");
+}
+
+#[wasm_bindgen_test]
+fn core_errors_become_js_errors_with_the_core_message() {
+    let expected = Params::power(Family::Scaled, -1.0, 1.0, 1.0, 1.0)
+        .validate()
+        .unwrap_err()
+        .to_string();
+    let request =
+        js(r#"{"family":"scaled","a":-1,"b":1,"variance":{"kind":"power","c":1,"q":1},"n":10}"#);
+    assert_eq!(
+        thrown_message(api::evaluate(request).unwrap_err()),
+        expected
+    );
+
+    let expected = "0.5".parse::<depthprod::Depth>().unwrap_err().to_string();
+    assert_eq!(
+        thrown_message(api::evaluate(js(&format!(r#"{SCALED},"n":"0.5"}}"#))).unwrap_err()),
+        expected
+    );
+    let expected = depthprod::Depth::from_f64(0.0).unwrap_err().to_string();
+    assert_eq!(
+        thrown_message(api::evaluate(js(&format!(r#"{SCALED},"n":0}}"#))).unwrap_err()),
+        expected
+    );
+    let msg = thrown_message(api::evaluate(js(&format!("{SCALED}}}"))).unwrap_err());
+    assert!(
+        msg.contains("missing") && msg.contains("not a valid depth"),
+        "{msg}"
+    );
+
+    let expected = depthprod::parse_list("1, x").unwrap_err().to_string();
+    assert_eq!(
+        thrown_message(api::parse_list("1, x").unwrap_err()),
+        expected
+    );
+
+    let msg = thrown_message(api::curve(js(&format!("{SCALED}}}")), "slope", &[1.0]).unwrap_err());
+    assert!(
+        msg.contains("slope") && msg.contains("log-product, remainder, tail"),
+        "{msg}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn evaluate_returns_a_plain_object_of_the_documented_shape() {
+    // Unscaled, A = 0, B = 1, sigma_l^2 = l: P_N = N + 1 exactly (MATH.md section 4).
+    let out = api::evaluate(js(
+        r#"{"family":"unscaled","a":0,"b":1,"variance":{"kind":"power","c":1,"q":1},"n":1000}"#,
+    ))
+    .unwrap();
+    assert_eq!(
+        Reflect::get_prototype_of(&out).unwrap(),
+        Reflect::get_prototype_of(&js("{}")).unwrap(),
+        "not a plain object"
+    );
+    assert_eq!(get(&out, "family").as_string().as_deref(), Some("unscaled"));
+    assert_eq!(num(&out, "n"), 1000.0);
+    let (lo, hi) = (num(&out, "log_product.lo"), num(&out, "log_product.hi"));
+    assert!(lo <= 1001f64.ln() && 1001f64.ln() <= hi, "[{lo}, {hi}]");
+    assert!((num(&out, "log_product.value") - 1001f64.ln()).abs() < 1e-12);
+    // Divergent: no limit and no tail, but the growth terms as an array of plain objects.
+    assert!(
+        get(&out, "limit").is_null() && get(&out, "tail").is_null(),
+        "{out:?}"
+    );
+    let terms = get(&out, "divergent.terms");
+    assert!(Array::is_array(&terms), "{terms:?}");
+    let terms = Array::from(&terms);
+    for term in terms.iter() {
+        assert!(
+            num(&term, "coefficient").is_finite() && num(&term, "exponent").is_finite(),
+            "{term:?}"
+        );
+        assert!(get(&term, "log").as_bool().is_some(), "{term:?}");
+    }
+    // log(N + 1) = log N + o(1): the one growth term is 1 * log N.
+    let log_terms: Vec<JsValue> = terms
+        .iter()
+        .filter(|t| get(t, "log").as_bool() == Some(true))
+        .collect();
+    assert_eq!(log_terms.len(), 1, "{terms:?}");
+    assert!(
+        (num(&log_terms[0], "coefficient") - 1.0).abs() < 1e-12,
+        "{terms:?}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn n_accepts_inf_numbers_and_strings() {
+    // Scaled, A = B = 1, c = 1, q = 1: log Q_inf = 2.78049120... (MATH.md section 5).
+    for n in [r#""inf""#, r#""infinity""#] {
+        let out = api::evaluate(js(&format!(r#"{SCALED},"n":{n}}}"#))).unwrap();
+        assert!(
+            get(&out, "n").is_null(),
+            "n should be null at infinity: {out:?}"
+        );
+        assert!(
+            (num(&out, "log_product.value") - 2.780_491_20).abs() < 1e-8,
+            "{out:?}"
+        );
+        assert_eq!(num(&out, "limit.value"), num(&out, "log_product.value"));
+        assert!(get(&out, "divergent").is_null());
+    }
+    // The correction's illustration, N = 10^6, given three ways.
+    for n in ["1000000", r#""1e6""#, r#""10^6""#] {
+        let out = api::evaluate(js(&format!(r#"{SCALED},"n":{n}}}"#))).unwrap();
+        assert_eq!(num(&out, "n"), 1e6);
+        assert!(
+            (num(&out, "log_product.value") - 2.778_491_2).abs() < 1e-6,
+            "{out:?}"
+        );
+        assert!(
+            num(&out, "tail.hi") <= 0.002000000001 && num(&out, "tail.lo") >= 0.0,
+            "{out:?}"
+        );
+    }
+    // n above 2^53 still comes back as a number.
+    let out = api::evaluate(js(&format!(r#"{SCALED},"n":"1e18"}}"#))).unwrap();
+    assert_eq!(num(&out, "n"), 1e18);
+}
+
+#[wasm_bindgen_test]
+fn curve_has_the_length_of_its_input() {
+    let params = js(&format!("{SCALED}}}"));
+    let ns = [1.0, 2.0, 10.0, 1e3, 1e6, 1e12];
+    let out = api::curve(params.clone(), "log-product", &ns).unwrap();
+    assert_eq!(out.len(), ns.len());
+    assert!(
+        (out[0] - 3f64.ln()).abs() < 1e-14,
+        "l = 1 term is log(1 + 1 + 1): {out:?}"
+    );
+    assert!(
+        out.windows(2).all(|w| w[0] < w[1]),
+        "log Q_N increases: {out:?}"
+    );
+    assert_eq!(
+        api::curve(params.clone(), "tail", &ns).unwrap().len(),
+        ns.len()
+    );
+    assert!(api::curve(params, "log-product", &[]).unwrap().is_empty());
+}
+
+#[wasm_bindgen_test]
+fn grid_and_list_helpers() {
+    let grid = api::depth_grid(1e6, 50.0).unwrap();
+    assert_eq!(grid, depthprod::depth_grid(1_000_000, 50).unwrap());
+    assert_eq!((grid[0], *grid.last().unwrap()), (1.0, 1e6));
+    assert!(api::depth_grid(f64::INFINITY, 50.0).is_err());
+    assert!(api::depth_grid(10.0, f64::NAN).is_err());
+    assert_eq!(
+        api::parse_list("1, 2\n3;4").unwrap(),
+        vec![1.0, 2.0, 3.0, 4.0]
+    );
+    assert_eq!(api::version(), env!("CARGO_PKG_VERSION"));
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// Release build of crates/depthprod-wasm into www/pkg/ (what the page imports as
+// ./pkg/depthprod_wasm.js). Run scripts/setup.mjs first (npm run build does both).
+//
+//   node scripts/build-wasm.mjs               (function names stripped: smaller download)
+//   node scripts/build-wasm.mjs --keep-names  (keeps them, for readable panic stack traces)
+
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import { delimiter, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { homedir } from 'node:os';
+import { gzipSync } from 'node:zlib';
+
+const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const OUT_DIR = join(REPO, 'www', 'pkg');
+const TARGET = 'wasm32-unknown-unknown';
+
+const cargoBin = join(process.env.CARGO_HOME || join(homedir(), '.cargo'), 'bin');
+if (!(process.env.PATH || '').split(delimiter).includes(cargoBin)) {
+  process.env.PATH = `${cargoBin}${delimiter}${process.env.PATH || ''}`;
+}
+
+function run(cmd, args, opts = {}) {
+  console.log(`build-wasm: $ ${[cmd, ...args].join(' ')}`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: REPO, ...opts });
+  if (r.error || r.status !== 0) {
+    console.error(`build-wasm: ERROR: ${cmd} failed (${r.error?.message ?? `status ${r.status ?? r.signal}`})`);
+    process.exit(1);
+  }
+}
+
+const started = Date.now();
+run('cargo', ['build', '-p', 'depthprod-wasm', '--release', '--target', TARGET]);
+
+const meta = spawnSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 });
+if (meta.status !== 0) {
+  console.error(`build-wasm: ERROR: cargo metadata failed:\n${meta.stderr}`);
+  process.exit(1);
+}
+const targetDir = JSON.parse(meta.stdout).target_directory;
+const input = join(targetDir, TARGET, 'release', 'depthprod_wasm.wasm');
+
+rmSync(OUT_DIR, { recursive: true, force: true });
+const strip = process.argv.includes('--keep-names') ? [] : ['--remove-name-section', '--remove-producers-section'];
+run('wasm-bindgen', ['--target', 'web', '--out-dir', OUT_DIR, '--no-typescript', ...strip, input]);
+
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+for (const name of ['depthprod_wasm_bg.wasm', 'depthprod_wasm.js']) {
+  const file = join(OUT_DIR, name);
+  const raw = statSync(file).size;
+  const gz = gzipSync(readFileSync(file), { level: 9 }).length;
+  console.log(`build-wasm: ${relative(REPO, file)}: ${kib(raw)} raw, ${kib(gz)} gzipped`);
+}
+console.log(`build-wasm: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+// A tiny static file server for www/ (node:http only, no dependencies).
+//
+//   node scripts/serve.mjs            serves www/ at http://127.0.0.1:8080/
+//   PORT=9000 node scripts/serve.mjs  another port (PORT=0 picks a free one)
+//
+// It sends `application/wasm` for .wasm (needed by WebAssembly.instantiateStreaming), refuses
+// anything outside the served folder, and answers only GET and HEAD. The e2e harness imports
+// `startServer` from here.
+
+import { createServer } from 'node:http';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
+export const DEFAULT_ROOT = join(REPO, 'www');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/plain; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8',
+  '.woff2': 'font/woff2',
+};
+
+function send(res, status, text, extra = {}) {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...extra });
+  res.end(`${status} ${text}\n`);
+}
+
+/** Maps a request path to a file under `root`, or null when it would leave `root`. */
+export function resolveInside(root, urlPath) {
+  let path;
+  try {
+    path = decodeURIComponent(urlPath);
+  } catch {
+    return null; // malformed %-escape
+  }
+  if (path.includes('\0') || path.includes('\\')) return null;
+  if (path.split('/').some((segment) => segment === '..')) return null;
+  const file = resolve(root, '.' + (path.startsWith('/') ? path : '/' + path));
+  return file === root || file.startsWith(root + sep) ? file : null;
+}
+
+async function handle(root, req, res) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    return send(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
+  }
+  const urlPath = (req.url ?? '/').split(/[?#]/, 1)[0];
+  let file = resolveInside(root, urlPath);
+  if (file === null) return send(res, 403, 'Forbidden');
+  let info = await stat(file).catch(() => null);
+  if (info?.isDirectory()) {
+    if (!urlPath.endsWith('/')) {
+      res.writeHead(301, { location: urlPath + '/' });
+      return res.end();
+    }
+    file = join(file, 'index.html');
+    info = await stat(file).catch(() => null);
+  }
+  if (!info?.isFile()) return send(res, 404, 'Not Found');
+  res.writeHead(200, {
+    'content-type': TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
+    'content-length': info.size,
+    'cache-control': 'no-cache',
+    'x-content-type-options': 'nosniff',
+  });
+  if (req.method === 'HEAD') return res.end();
+  createReadStream(file)
+    .on('error', () => res.destroy())
+    .pipe(res);
+}
+
+/**
+ * Starts the server. Resolves to `{ server, url, close() }` once it listens.
+ * `port: 0` picks a free port; `host` defaults to the loopback address.
+ */
+export function startServer({ root = DEFAULT_ROOT, port = 8080, host = '127.0.0.1' } = {}) {
+  const absRoot = resolve(root);
+  const server = createServer((req, res) => {
+    handle(absRoot, req, res).catch((err) => {
+      if (!res.headersSent) send(res, 500, 'Internal Server Error');
+      else res.destroy();
+      console.error(`serve: ${req.url}: ${err.message}`);
+    });
+  });
+  return new Promise((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const { port: actual } = server.address();
+      const url = `http://${host}:${actual}/`;
+      const close = () => new Promise((done) => {
+        server.closeAllConnections?.();
+        server.close(() => done());
+      });
+      resolvePromise({ server, url, close });
+    });
+  });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const port = process.env.PORT === undefined ? 8080 : Number(process.env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`serve: PORT=${process.env.PORT} is not a port number (0-65535)`);
+    process.exit(2);
+  }
+  try {
+    const { url } = await startServer({ port });
+    console.log(`Serving ${DEFAULT_ROOT} at ${url}  (Ctrl+C to stop)`);
+  } catch (err) {
+    console.error(`serve: cannot listen on 127.0.0.1:${port}: ${err.message}` +
+      (err.code === 'EADDRINUSE' ? ' (try PORT=8081 npm start)' : ''));
+    process.exit(1);
+  }
+}

@@ -1,0 +1,77 @@
+// The release artifact the page loads (www/pkg/, built by `npm test` before these tests), called
+// from JavaScript exactly as the page calls it, but in node: export names, argument and return
+// types, and thrown errors. The numbers themselves are the core's business.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+const pkg = new URL('../../www/pkg/', import.meta.url);
+const api = await import(new URL('depthprod_wasm.js', pkg));
+api.initSync({ module: readFileSync(new URL('depthprod_wasm_bg.wasm', pkg)) });
+
+const scaled = { family: 'scaled', a: 1, b: 1, variance: { kind: 'power', c: 1, q: 1 } };
+
+test('exports exactly the documented API', () => {
+  const names = Object.keys(api).filter((k) => k !== 'default' && k !== 'initSync').sort();
+  assert.deepEqual(names, ['closedForms', 'curve', 'depthGrid', 'evaluate', 'parseList', 'rotation', 'version'].sort());
+  assert.match(api.version(), /^\d+\.\d+\.\d+/);
+});
+
+test('errors are thrown as Error objects carrying the core message', () => {
+  assert.throws(() => api.evaluate({ ...scaled, a: -1, n: 10 }), (e) => e instanceof Error &&
+    e.message === 'A = -1 is outside the supported range [0, 100]');
+  assert.throws(() => api.evaluate({ ...scaled, n: 0 }), (e) => e instanceof Error && /N = "0" is not a valid depth/.test(e.message));
+  assert.throws(() => api.parseList('1, x'), (e) => e instanceof Error && /entry 2 \("x"\) is not a number/.test(e.message));
+  assert.throws(() => api.curve(scaled, 'slope', new Float64Array([1])), /unknown curve kind "slope"/);
+  assert.throws(() => api.evaluate({ ...scaled, family: 'pre-ln', n: 1 }), /pre-ln/);
+});
+
+test('list and grid helpers return Float64Arrays', () => {
+  const list = api.parseList('1, 2.5\n4');
+  assert.ok(list instanceof Float64Array);
+  assert.deepEqual([...list], [1, 2.5, 4]);
+  const grid = api.depthGrid(1e6, 7);
+  assert.ok(grid instanceof Float64Array);
+  assert.deepEqual([grid[0], grid.at(-1)], [1, 1e6]);
+  assert.ok(grid.every((x, i) => i === 0 || x > grid[i - 1]));
+});
+
+test('evaluate returns a plain object, n as number or inf', () => {
+  const finite = api.evaluate({ ...scaled, n: 1e6 });
+  assert.equal(Object.getPrototypeOf(finite), Object.prototype);
+  assert.equal(finite.family, 'scaled');
+  assert.equal(finite.n, 1e6);
+  assert.ok(Math.abs(finite.log_product.value - 2.7784912) < 1e-6, JSON.stringify(finite));
+  assert.equal(finite.divergent, null);
+  const limit = api.evaluate({ ...scaled, n: 'inf' });
+  assert.equal(limit.n, null);
+  assert.ok(limit.limit.lo <= limit.log_product.value && limit.log_product.value <= limit.limit.hi);
+  assert.ok(Math.abs(limit.log_product.value - 2.7804912) < 1e-6, JSON.stringify(limit));
+  // A measured list straight from parseList.
+  const measured = api.evaluate({ family: 'unscaled', a: 0, b: 1, variance: { kind: 'measured', values: api.parseList('1 2 3') }, n: 3 });
+  assert.ok(Math.abs(measured.log_product.value - Math.log(4)) < 1e-12, JSON.stringify(measured));
+});
+
+test('curve returns one value per depth', () => {
+  const ns = api.depthGrid(1e9, 40);
+  const out = api.curve(scaled, 'log-product', ns);
+  assert.ok(out instanceof Float64Array);
+  assert.equal(out.length, ns.length);
+  assert.ok(out.every(Number.isFinite));
+  assert.equal(api.curve(scaled, 'tail', new Float64Array(0)).length, 0);
+});
+
+test('closed forms and the rotation example', () => {
+  const cf = api.closedForms({ a: 1, b: 1, c: 1, q: 1, n: 1e6 });
+  // (A/sqrt c) zeta(3/2) + (B/c) zeta(3) = 2.612375348685... + 1.202056903159...
+  assert.ok(cf.zeta_bound.lo <= 3.814432251844 && 3.814432251844 <= cf.zeta_bound.hi, JSON.stringify(cf));
+  assert.equal(cf.eq65.eps, 1);
+  // Eq. 65's limit A/(1 - eps/2) + B/(3 - eps) = 2 + 1/2.
+  assert.ok(Math.abs(cf.eq65.limit - 2.5) < 1e-12, JSON.stringify(cf));
+  assert.equal(cf.exponential_bound, null);
+  const none = api.closedForms({ a: 1, b: 1, c: 1, q: 3 });
+  assert.equal(none.eq65, null);
+  const rot = api.rotation(1, 1, 1000);
+  assert.equal(rot.matrix.length, 4);
+  assert.ok(Math.abs(rot.norm - 1) < 1e-12, JSON.stringify(rot));
+});
