@@ -36,6 +36,6 @@ pub use params::{
     parse_list, Depth, Family, Params, Variance, AB_RANGE, C_RANGE, LAMBDA_RANGE, MAX_DEPTH,
     MAX_LIST_LEN, Q_RANGE,
 };
-pub use plan::{depth_grid, CurveKind, Evaluation, Plan};
+pub use plan::{depth_grid, CurveKind, Evaluation, Plan, RouteOptions};
 pub use rotation::{rotation_angle, rotation_product, Rotation};
 pub use zeta::riemann_zeta;

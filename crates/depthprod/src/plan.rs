@@ -599,14 +599,16 @@ impl PowerPlan {
                 }
                 let (zm, zme) = self.z_m[i];
                 let rel = i as f64 * (x_rel + U);
-                let (zb, zbe) = z_at(self.s[i], b, xk, rel);
+                // Once b^-kp underflows, Z(kp, b) < 1e-300 and only Z(kp, M) remains.
+                let (zb, zbe) = if xk == 0.0 {
+                    (0.0, f64::MIN_POSITIVE)
+                } else {
+                    z_at(self.s[i], b, xk, rel)
+                };
                 let d = zm - zb;
                 let de = zme + zbe + U * d.abs() + self.ds[i] * ln_b * d.abs() * 1.01;
                 let t = c * d;
                 acc.add(t, ce * d.abs() + c.abs() * de + U * t.abs());
-                if xk == 0.0 {
-                    break;
-                }
             }
             (acc.value(), acc.error() + self.trunc_m)
         };

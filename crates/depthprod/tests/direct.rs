@@ -1,0 +1,75 @@
+//! Agreement with direct compensated summation, for N up to 10^7, across random parameters.
+
+mod common;
+use common::{direct_sum, kappa_p, Rng};
+use depthprod::{Family, Params, Plan};
+
+fn check(family: Family, a: f64, b: f64, c: f64, q: f64, n: u64) {
+    let (kappa, p) = kappa_p(family, c, q);
+    let plan = Plan::new(&Params::power(family, a, b, c, q)).unwrap();
+    let e = plan.log_product(n).unwrap();
+    let (d, de) = direct_sum(a, b, kappa, p, n);
+    // The enclosure must contain the exact value, which lies within de of the direct sum.
+    assert!(
+        e.lo - de <= d && d <= e.hi + de,
+        "{family:?} A={a} B={b} c={c} q={q} N={n}: {e:?} vs direct {d}"
+    );
+    assert!(e.value.is_finite() && e.lo <= e.value && e.value <= e.hi);
+}
+
+#[test]
+fn random_parameters_moderate_n() {
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    for _ in 0..300 {
+        let family = rng.family();
+        let a = if rng.next_f64() < 0.1 {
+            0.0
+        } else {
+            rng.log_range(1e-3, 100.0)
+        };
+        let b = if rng.next_f64() < 0.1 {
+            0.0
+        } else {
+            rng.log_range(1e-3, 100.0)
+        };
+        let c = rng.log_range(1e-3, 1e3);
+        let q = rng.log_range(0.05, 8.0);
+        let n = rng.log_range(1.0, 2e4).round() as u64;
+        check(family, a, b, c, q, n);
+    }
+}
+
+#[test]
+fn random_parameters_up_to_ten_million() {
+    let mut rng = Rng(0x0ddb_a11c_afe0_0002);
+    for _ in 0..6 {
+        let family = rng.family();
+        let (a, b) = (rng.log_range(1e-2, 100.0), rng.log_range(1e-2, 100.0));
+        let (c, q) = (rng.log_range(1e-3, 1e3), rng.log_range(0.05, 8.0));
+        check(family, a, b, c, q, 10_000_000);
+    }
+    check(Family::Unscaled, 1.0, 1.0, 1.0, 1.0, 10_000_000);
+    check(Family::Unscaled, 100.0, 100.0, 1e-3, 0.05, 3_000_000);
+}
+
+#[test]
+fn every_depth_near_the_split_points() {
+    // Around L0 and M, where the route switches, every N must agree with direct summation.
+    for (family, a, b, c, q) in [
+        (Family::Unscaled, 1.0, 1.0, 1.0, 1.0),
+        (Family::Unscaled, 3.0, 0.5, 0.1, 0.3),
+        (Family::Scaled, 50.0, 2.0, 0.01, 0.2),
+    ] {
+        let plan = Plan::new(&Params::power(family, a, b, c, q)).unwrap();
+        let (l0, m, _, _) = plan.route_summary().unwrap();
+        for centre in [l0, m] {
+            if centre > 1e6 {
+                continue;
+            }
+            let lo = (centre as u64).saturating_sub(3).max(1);
+            for n in lo..lo + 7 {
+                check(family, a, b, c, q, n);
+            }
+        }
+    }
+}
