@@ -12,7 +12,9 @@ api.initSync({ module: readFileSync(new URL('depthprod_wasm_bg.wasm', pkg)) });
 const scaled = { family: 'scaled', a: 1, b: 1, variance: { kind: 'power', c: 1, q: 1 } };
 
 test('exports exactly the documented API', () => {
-  const names = Object.keys(api).filter((k) => k !== 'default' && k !== 'initSync').sort();
+  // default/initSync are wasm-bindgen's loaders; start (the panic hook, run by init) is exported
+  // by wasm-bindgen whatever its visibility, and is harmless to call again.
+  const names = Object.keys(api).filter((k) => !['default', 'initSync', 'start'].includes(k)).sort();
   assert.deepEqual(names, ['closedForms', 'curve', 'depthGrid', 'evaluate', 'parseList', 'rotation', 'version'].sort());
   assert.match(api.version(), /^\d+\.\d+\.\d+/);
 });
@@ -63,8 +65,8 @@ test('curve returns one value per depth', () => {
 
 test('closed forms and the rotation example', () => {
   const cf = api.closedForms({ a: 1, b: 1, c: 1, q: 1, n: 1e6 });
-  // (A/sqrt c) zeta(3/2) + (B/c) zeta(3) = 2.612375348685... + 1.202056903159...
-  assert.ok(cf.zeta_bound.lo <= 3.814432251844 && 3.814432251844 <= cf.zeta_bound.hi, JSON.stringify(cf));
+  // (A/sqrt c) zeta(3/2) + (B/c) zeta(3) = 2.6123753486854883 + 1.2020569031595943
+  assert.ok(cf.zeta_bound.lo <= 3.8144322518450822 && 3.8144322518450822 <= cf.zeta_bound.hi, JSON.stringify(cf));
   assert.equal(cf.eq65.eps, 1);
   // Eq. 65's limit A/(1 - eps/2) + B/(3 - eps) = 2 + 1/2.
   assert.ok(Math.abs(cf.eq65.limit - 2.5) < 1e-12, JSON.stringify(cf));

@@ -17,6 +17,9 @@
 //! | `rotation(theta, r, n)` | numbers | `{angle, matrix: [m00, m01, m10, m11], norm}` |
 //! | `version()` | | the crate version |
 //!
+//! (wasm-bindgen adds `default` and `initSync`, the loaders, and `start`, the panic hook that
+//! `init` runs.)
+//!
 //! `variance` is `{kind: 'power', c, q}`, `{kind: 'exponential', c, lambda}` or
 //! `{kind: 'measured', values}` where `values` is an array or a `Float64Array` (copied once).
 //! `n` is a number (an integer in 1..=1e18, or `Infinity`) or a string the core parses
@@ -27,14 +30,15 @@ use js_sys::{Array, Float64Array, Reflect};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
-// TEMPORARY until the core exports closed_forms/rotation: mod closed;
+mod closed;
 
-// pub use closed::{closed_forms, rotation};
+pub use closed::{closed_forms, rotation};
 
 /// Installs the panic hook so that a Rust panic shows its message in the browser console
-/// instead of a bare `unreachable` trap.
+/// instead of a bare `unreachable` trap. `init()` runs it; wasm-bindgen also exports it as
+/// `start`, which is harmless to call again.
 #[wasm_bindgen(start)]
-pub fn start() {
+fn start() {
     console_error_panic_hook::set_once();
 }
 

@@ -264,3 +264,89 @@ fn grid_and_list_helpers() {
     );
     assert_eq!(api::version(), env!("CARGO_PKG_VERSION"));
 }
+
+#[wasm_bindgen_test]
+fn closed_forms_pass_through_the_core_values() {
+    let out = api::closed_forms(js(r#"{"a":1,"b":1,"c":1,"q":1,"n":1000000}"#)).unwrap();
+    let zeta = depthprod::zeta_bound(1.0, 1.0, 1.0, 1.0).unwrap();
+    assert_eq!(
+        (
+            num(&out, "zeta_bound.value"),
+            num(&out, "zeta_bound.lo"),
+            num(&out, "zeta_bound.hi")
+        ),
+        (zeta.value, zeta.lo, zeta.hi)
+    );
+    assert_eq!(num(&out, "eq65.eps"), 1.0);
+    assert_eq!(
+        num(&out, "eq65.exponent_at_n"),
+        depthprod::eq65_exponent(1.0, 1.0, 1.0, 1e6).unwrap()
+    );
+    assert_eq!(
+        num(&out, "eq65.limit"),
+        depthprod::eq65_limit(1.0, 1.0, 1.0).unwrap()
+    );
+    assert!(
+        get(&out, "exponential_bound").is_null(),
+        "no lambda given: {out:?}"
+    );
+
+    // N = infinity (or no N): Eq. 65 at N is left to its limit.
+    for n in [r#","n":"inf""#, ""] {
+        let out = api::closed_forms(js(&format!(r#"{{"a":1,"b":1,"c":1,"q":1.5{n}}}"#))).unwrap();
+        assert!(get(&out, "eq65.exponent_at_n").is_null(), "{out:?}");
+        assert_eq!(
+            num(&out, "eq65.limit"),
+            depthprod::eq65_limit(1.0, 1.0, 0.5).unwrap()
+        );
+    }
+
+    // Exponential variance only; q outside (0, 2) has no Eq. 65.
+    let out = api::closed_forms(js(r#"{"a":2,"b":0.5,"c":3,"lambda":0.25}"#)).unwrap();
+    assert_eq!(
+        num(&out, "exponential_bound"),
+        depthprod::exponential_bound(2.0, 0.5, 3.0, 0.25).unwrap()
+    );
+    assert!(
+        get(&out, "zeta_bound").is_null() && get(&out, "eq65").is_null(),
+        "{out:?}"
+    );
+    let out = api::closed_forms(js(r#"{"a":1,"b":1,"c":1,"q":2.5}"#)).unwrap();
+    assert!(
+        get(&out, "eq65").is_null() && !get(&out, "zeta_bound").is_null(),
+        "{out:?}"
+    );
+
+    let expected = depthprod::zeta_bound(1.0, 1.0, 0.0, 1.0)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        thrown_message(api::closed_forms(js(r#"{"a":1,"b":1,"c":0,"q":1}"#)).unwrap_err()),
+        expected
+    );
+}
+
+#[wasm_bindgen_test]
+fn rotation_passes_through_the_core_values() {
+    let core = depthprod::rotation_product(0.5, 1, 1000).unwrap();
+    let out = api::rotation(0.5, 1.0, 1000.0).unwrap();
+    assert_eq!(num(&out, "angle"), core.angle);
+    assert_eq!(num(&out, "norm"), core.norm);
+    let matrix = get(&out, "matrix");
+    assert!(Array::is_array(&matrix), "{matrix:?}");
+    let matrix: Vec<f64> = Array::from(&matrix)
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(matrix, core.matrix);
+
+    let expected = depthprod::rotation_product(0.5, 9, 10)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        thrown_message(api::rotation(0.5, 9.0, 10.0).unwrap_err()),
+        expected
+    );
+    assert!(thrown_message(api::rotation(0.5, 1.5, 10.0).unwrap_err()).contains("whole number"));
+    assert!(thrown_message(api::rotation(0.5, 1.0, 2.5).unwrap_err()).contains("not a valid depth"));
+}
