@@ -383,7 +383,10 @@ fn down(x: f64) -> f64 {
 }
 
 fn enclosure(v: f64, e: f64) -> Enclosure {
-    if e.is_finite() {
+    if e == 0.0 {
+        // only exact computations (the empty or all-zero product) carry no error at all
+        Enclosure::exact(v)
+    } else if e.is_finite() {
         Enclosure::with_radius(v, e)
     } else {
         Enclosure {

@@ -1,0 +1,90 @@
+//! Property tests: enclosures are ordered, products are monotone in N, limits and bounds lie
+//! above partial values, and random invalid input gives errors, never panics or NaN.
+
+use depthprod::{parse_list, zeta_bound, Depth, Family, Limit, Params, Plan, Variance};
+use proptest::prelude::*;
+
+fn family() -> impl Strategy<Value = Family> {
+    prop_oneof![
+        Just(Family::Unscaled),
+        Just(Family::Scaled),
+        Just(Family::Harmonic),
+        Just(Family::SqrtScaled)
+    ]
+}
+
+fn log_uniform(lo: f64, hi: f64) -> impl Strategy<Value = f64> {
+    (lo.ln()..hi.ln()).prop_map(f64::exp)
+}
+
+fn depth() -> impl Strategy<Value = u64> {
+    (0.0f64..18.0).prop_map(|e| 10f64.powf(e).round().clamp(1.0, 1e18) as u64)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn enclosures_are_ordered_and_monotone(fam in family(), a in 0.0f64..100.0, b in 0.0f64..100.0,
+                                           c in log_uniform(1e-3, 1e3), q in log_uniform(0.05, 8.0),
+                                           n1 in depth(), n2 in depth()) {
+        let plan = Plan::new(&Params::power(fam, a, b, c, q)).unwrap();
+        let (lo_n, hi_n) = (n1.min(n2), n1.max(n2));
+        let x = plan.log_product(lo_n).unwrap();
+        let y = plan.log_product(hi_n).unwrap();
+        for e in [x, y] {
+            prop_assert!(e.value.is_finite() && e.lo <= e.value && e.value <= e.hi, "{e:?}");
+            prop_assert!(e.lo >= -1e-300 || e.value >= 0.0);
+        }
+        // exact values are nondecreasing in N, so the enclosures cannot contradict that
+        prop_assert!(y.hi >= x.lo, "N={lo_n}: {x:?}, N={hi_n}: {y:?}");
+        match plan.limit().unwrap() {
+            Limit::Finite { log_limit } => {
+                prop_assert!(log_limit.hi >= y.lo, "limit {log_limit:?} below {y:?}");
+                let tail = plan.tail(hi_n).unwrap().unwrap();
+                prop_assert!(tail.lo <= tail.hi && tail.lo >= 0.0);
+                if fam == Family::Scaled {
+                    let zb = zeta_bound(a, b, c, q).unwrap();
+                    prop_assert!(zb.hi >= log_limit.lo, "zeta bound {zb:?} below limit {log_limit:?}");
+                }
+            }
+            Limit::Divergent { divergence } => {
+                prop_assert!(!divergence.terms.is_empty());
+                prop_assert!(plan.tail(hi_n).unwrap().is_none());
+            }
+        }
+    }
+
+    #[test]
+    fn random_parameters_never_panic(a in any::<f64>(), b in any::<f64>(), c in any::<f64>(), q in any::<f64>(),
+                                     n in any::<u64>(), fam in family()) {
+        let params = Params::power(fam, a, b, c, q);
+        match Plan::new(&params) {
+            Ok(plan) => {
+                if let Ok(e) = plan.log_product(n) {
+                    prop_assert!(!e.value.is_nan() && !e.lo.is_nan() && !e.hi.is_nan());
+                }
+            }
+            Err(e) => prop_assert!(!e.to_string().is_empty()),
+        }
+        let exp = Params { family: fam, a, b, variance: Variance::Exponential { c, lambda: q } };
+        if let Ok(plan) = Plan::new(&exp) {
+            prop_assert!(plan.log_product(n.max(1).min(1_000_000)).is_ok());
+        }
+    }
+
+    #[test]
+    fn random_text_never_panics(s in ".{0,40}") {
+        let _ = s.parse::<Depth>();
+        let _ = s.parse::<Family>();
+        if let Ok(values) = parse_list(&s) {
+            prop_assert!(values.iter().all(|v| v.is_finite() && *v > 0.0));
+        }
+    }
+
+    #[test]
+    fn out_of_range_messages_name_the_parameter(a in -1e6f64..-1e-9) {
+        let msg = Plan::new(&Params::power(Family::Scaled, a, 1.0, 1.0, 1.0)).unwrap_err().to_string();
+        prop_assert!(msg.starts_with("A = ") && msg.contains("[0, 100]"), "{}", msg);
+    }
+}
