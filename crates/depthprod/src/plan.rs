@@ -10,7 +10,7 @@
 //!      + sum_k c_k kappa^k [Z(kp, M) - Z(kp, N+1)]  + truncation             (series tail)
 //! ```
 //!
-//! M is where theta = rho kappa M^-p <= 1/16, so the k-series converges geometrically; the
+//! M is where theta = rho kappa M^-p <= 1/4, so the k-series converges geometrically; the
 //! series is cut at K terms with the bound (2/(K+1)) (1 + M/((K+1)p - 1)) theta^(K+1)/(1 - theta)
 //! (MATH.md section 4). Z is the Hurwitz zeta of [`crate::zeta`]. Letting N -> infinity gives
 //! V = head + middle + sum_k c_k kappa^k Z(kp, M): the limit when the product converges, and
@@ -34,7 +34,7 @@ use crate::{
 /// Target for the series truncation and the Euler-Maclaurin remainder (absolute).
 const TOL: f64 = 1.0 / (1u64 << 60) as f64;
 /// theta at the series start M.
-const THETA: f64 = 1.0 / 16.0;
+const THETA: f64 = 1.0 / 4.0;
 /// Below this M the head is summed directly instead of by Euler-Maclaurin.
 const DIRECT_MAX: f64 = 512.0;
 /// Most series terms.

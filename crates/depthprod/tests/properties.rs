@@ -69,7 +69,7 @@ proptest! {
         }
         let exp = Params { family: fam, a, b, variance: Variance::Exponential { c, lambda: q } };
         if let Ok(plan) = Plan::new(&exp) {
-            prop_assert!(plan.log_product(n.max(1).min(1_000_000)).is_ok());
+            prop_assert!(plan.log_product(n.clamp(1, 1_000_000)).is_ok());
         }
     }
 

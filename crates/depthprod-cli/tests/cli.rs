@@ -1,0 +1,159 @@
+//! The CLI contract: `eval --json` fields and 17-digit numbers, `seed`, and bad input handling.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_depthprod"))
+        .args(args)
+        .output()
+        .expect("run depthprod")
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+#[test]
+fn eval_json_scaled_seed() {
+    let v = json(&[
+        "eval", "--family", "scaled", "--a", "1", "--b", "1", "--c", "1", "--q", "1", "--n",
+        "1000000", "--json",
+    ]);
+    let lp = &v["log_product"];
+    let (value, lo, hi) = (
+        lp["value"].as_f64().unwrap(),
+        lp["lo"].as_f64().unwrap(),
+        lp["hi"].as_f64().unwrap(),
+    );
+    assert!(lo <= value && value <= hi && (value - 2.7784912).abs() < 5e-8);
+    let tail = &v["tail"];
+    assert!(tail["hi"].as_f64().unwrap() <= 0.002000000001 && tail["lo"].as_f64().unwrap() > 0.0);
+    assert!(v["zeta_bound"]["value"].as_f64().unwrap() > value);
+    assert!(v["asymptotic"].is_null() && v["divergent"].is_null());
+    // numbers are printed with 17 significant digits
+    let text =
+        String::from_utf8(run(&["eval", "--family", "scaled", "--n", "1e6", "--json"]).stdout)
+            .unwrap();
+    assert!(text.contains("\"value\": 2.7784912041774"), "{text}");
+    let digits = text
+        .split("\"value\": ")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .replace(['.', '-'], "");
+    assert_eq!(digits.trim_start_matches('0').len(), 17, "{text}");
+}
+
+#[test]
+fn eval_json_unscaled_divergent() {
+    let v = json(&["eval", "--family", "unscaled", "--n", "1e6", "--json"]);
+    assert!((v["log_product"]["value"].as_f64().unwrap() - 2004.44407).abs() < 5e-6);
+    assert!(v["tail"].is_null() && v["zeta_bound"].is_null());
+    let terms = v["asymptotic"]["terms"].as_array().unwrap();
+    assert_eq!(terms[0]["coefficient"].as_f64(), Some(2.0));
+    assert_eq!(terms[0]["exponent"].as_f64(), Some(0.5));
+    assert_eq!(terms[1]["log"].as_bool(), Some(true));
+    assert!(v["asymptotic"]["constant"]["value"].as_f64().is_some());
+    let inf = json(&["eval", "--family", "unscaled", "--n", "inf", "--json"]);
+    assert!(inf["log_product"].is_null() && inf["divergent"].is_object() && inf["n"] == "inf");
+    let lim = json(&["eval", "--family", "scaled", "--n", "inf", "--json"]);
+    assert!((lim["log_product"]["value"].as_f64().unwrap() - 2.78049120367774).abs() < 1e-13);
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    for args in [
+        vec!["eval", "--a", "-1", "--json"],
+        vec!["eval", "--q", "0", "--json"],
+        vec!["eval", "--c", "nan", "--json"],
+        vec!["eval", "--n", "0", "--json"],
+        vec!["eval", "--n", "1e19", "--json"],
+        vec!["eval", "--a", "abc", "--json"],
+        vec!["eval", "--family", "bogus", "--json"],
+        vec!["eval", "--variance", "list", "--list", "1,-2", "--json"],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(v["error"].as_str().unwrap().len() > 10, "{args:?}");
+    }
+    let out = run(&["eval", "--a", "-1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8(out.stderr).unwrap().contains("A = -1"));
+}
+
+#[test]
+fn seed_reproduces_the_correction() {
+    let out = run(&["seed"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "2.0044440725825",
+        "2.7784912041775",
+        "2.7804912036777",
+        "-2.465516029286",
+    ] {
+        assert!(text.contains(needle), "missing {needle} in\n{text}");
+    }
+}
+
+#[test]
+fn help_documents_the_commands() {
+    let out = run(&["--help"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for cmd in ["eval", "seed", "curve", "closed-forms", "rotation"] {
+        assert!(text.contains(cmd), "{cmd}");
+    }
+    let eval = String::from_utf8(run(&["eval", "--help"]).stdout).unwrap();
+    for flag in [
+        "--family",
+        "--a",
+        "--b",
+        "--c",
+        "--q",
+        "--n",
+        "--json",
+        "--variance",
+        "--lambda",
+        "--list",
+    ] {
+        assert!(eval.contains(flag), "{flag}");
+    }
+}
+
+#[test]
+fn curve_and_list_and_rotation() {
+    let out = run(&[
+        "curve", "--family", "scaled", "--n-max", "1e6", "--points", "20",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows[0], "N,log_product");
+    assert!(rows.last().unwrap().starts_with("1000000,2.77849120417749"));
+    let v = json(&[
+        "eval",
+        "--variance",
+        "list",
+        "--list",
+        "1, 2, 3, 4",
+        "--n",
+        "4",
+        "--json",
+    ]);
+    assert!(v["log_product"]["value"].as_f64().unwrap() > 0.0);
+    let out = run(&["rotation", "--theta", "0.5", "--r", "1", "--n", "1000"]);
+    assert!(String::from_utf8(out.stdout).unwrap().contains("norm"));
+}
