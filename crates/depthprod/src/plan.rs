@@ -37,6 +37,8 @@ const TOL: f64 = 1.0 / (1u64 << 60) as f64;
 const THETA: f64 = 1.0 / 4.0;
 /// Below this M the head is summed directly instead of by Euler-Maclaurin.
 const DIRECT_MAX: f64 = 512.0;
+/// A series start beyond this (2^64) is never reached by a finite depth.
+const BEYOND_DEPTHS: f64 = 18_446_744_073_709_551_616.0;
 /// Most series terms.
 const K_MAX: usize = 400;
 /// Stop an exponential-variance sum after this many terms at the latest.
@@ -455,7 +457,9 @@ impl PowerPlan {
             (m as u64, None)
         } else {
             let start = em_start(&term, 8.0, TOL).min(m);
-            let region = EmRegion::new(term, start, m);
+            // Beyond every finite depth the middle is only needed for the value at infinity,
+            // which [`Self::value_at_infinity`] declares unresolvable there.
+            let region = EmRegion::new(term, start, m.min(BEYOND_DEPTHS));
             (start as u64, Some(region))
         };
         let mut prefix = Vec::with_capacity(l0 as usize);
@@ -483,7 +487,7 @@ impl PowerPlan {
         }
         let mut z_m = vec![(0.0, 0.0); k + 1];
         for i in 1..=k {
-            if coef[i].0 != 0.0 || coef[i].1 != 0.0 {
+            if (coef[i].0 != 0.0 || coef[i].1 != 0.0) && m <= BEYOND_DEPTHS {
                 z_m[i] = z_at(s[i], m, m.powf(-s[i]), 3.0 * U);
             }
         }
@@ -525,6 +529,11 @@ impl PowerPlan {
         if self.zero {
             return (0.0, 0.0);
         }
+        if self.m > BEYOND_DEPTHS {
+            // The partial sums up to M exceed 1e16 in size here, so their rounding alone
+            // (>= 1 in absolute terms) swamps any constant C: report it as unresolvable.
+            return (0.0, f64::INFINITY);
+        }
         let mut acc = Accumulator::new();
         let (v, e) = self.below_m();
         acc.add(v, e);
@@ -564,7 +573,7 @@ impl PowerPlan {
             }
         }
         let (v, e) = self.infinity;
-        let constant = if e.is_finite() && e <= v.abs().max(1.0) {
+        let constant = if v.is_finite() && e.is_finite() && e <= v.abs().max(1.0) {
             Some(enclosure(v, e))
         } else {
             None

@@ -1,0 +1,147 @@
+//! Timing report (not a test): `cargo bench -p depthprod --bench speed`.
+//! Prints time per value at several N and for the limit (plan creation included, as a caller
+//! with one question pays it), a 1000-point curve, and direct summation for comparison.
+
+use depthprod::{depth_grid, CurveKind, Family, Params, Plan};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Median over repeated batches of the time per call.
+fn time_per_call(mut f: impl FnMut()) -> Duration {
+    let mut reps = 1u32;
+    loop {
+        let t = Instant::now();
+        for _ in 0..reps {
+            f();
+        }
+        if t.elapsed() > Duration::from_millis(20) || reps > 1 << 24 {
+            break;
+        }
+        reps *= 2;
+    }
+    let mut samples: Vec<Duration> = (0..11)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..reps {
+                f();
+            }
+            t.elapsed() / reps
+        })
+        .collect();
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn direct(a: f64, b: f64, kappa: f64, p: f64, n: u64) -> f64 {
+    let (mut s, mut c) = (0.0f64, 0.0f64);
+    for l in 1..=n {
+        let x = kappa * (l as f64).powf(-p);
+        let g = (x * (a + b * x)).ln_1p();
+        let t = s + g;
+        c += if s.abs() >= g.abs() {
+            (s - t) + g
+        } else {
+            (g - t) + s
+        };
+        s = t;
+    }
+    s + c
+}
+
+fn main() {
+    let cases = [
+        (
+            "seed unscaled (A=B=1, c=1, q=1)",
+            Params::power(Family::Unscaled, 1.0, 1.0, 1.0, 1.0),
+            0.5,
+        ),
+        (
+            "seed scaled   (A=B=1, c=1, q=1)",
+            Params::power(Family::Scaled, 1.0, 1.0, 1.0, 1.0),
+            1.5,
+        ),
+        (
+            "hard corner   (unscaled A=B=100, c=1e-3, q=0.05)",
+            Params::power(Family::Unscaled, 100.0, 100.0, 1e-3, 0.05),
+            0.025,
+        ),
+    ];
+    println!("depthprod speed report (median of 11 batches; plan creation included per value)\n");
+    for (name, params, p) in &cases {
+        println!("{name}");
+        let plan = Plan::new(params).unwrap();
+        println!(
+            "  route (L0, M, K, Euler-Maclaurin middle): {:?}",
+            plan.route_summary().unwrap()
+        );
+        let t = time_per_call(|| {
+            black_box(Plan::new(black_box(params)).unwrap());
+        });
+        println!("  plan creation            {:>10.2?}", t);
+        for (label, n) in [
+            ("N = 1e3", 1_000u64),
+            ("N = 1e6", 1_000_000),
+            ("N = 1e9", 1_000_000_000),
+            ("N = 1e18", 1_000_000_000_000_000_000),
+        ] {
+            let t = time_per_call(|| {
+                black_box(
+                    Plan::new(black_box(params))
+                        .unwrap()
+                        .log_product(n)
+                        .unwrap(),
+                );
+            });
+            let t_prepared = time_per_call(|| {
+                black_box(plan.log_product(black_box(n)).unwrap());
+            });
+            println!(
+                "  value {label:<10}        {:>10.2?}   (with a prepared plan {:>9.2?})",
+                t, t_prepared
+            );
+        }
+        let t = time_per_call(|| {
+            black_box(Plan::new(black_box(params)).unwrap().limit().unwrap());
+        });
+        println!("  limit / constant C       {:>10.2?}", t);
+        let ns = depth_grid(1_000_000_000_000_000_000, 1000).unwrap();
+        let mut out = vec![0.0; ns.len()];
+        let t = time_per_call(|| {
+            Plan::new(black_box(params))
+                .unwrap()
+                .curve(CurveKind::LogProduct, &ns, &mut out)
+                .unwrap();
+            black_box(&out);
+        });
+        println!("  1000-point curve to 1e18 {:>10.2?}", t);
+        let kappa = 1.0;
+        let (a, b) = (params.a, params.b);
+        let kappa = if *p == 0.025 {
+            1.0 / 1e-3f64.sqrt()
+        } else {
+            kappa
+        };
+        for n in [1_000_000u64, 10_000_000] {
+            let t0 = Instant::now();
+            let d = black_box(direct(a, b, kappa, *p, n));
+            let td = t0.elapsed();
+            let t = time_per_call(|| {
+                black_box(
+                    Plan::new(black_box(params))
+                        .unwrap()
+                        .log_product(n)
+                        .unwrap(),
+                );
+            });
+            let e = plan.log_product(n).unwrap();
+            println!(
+                "  direct sum N = {n:<9}   {:>10.2?}   ratio {:>8.0}x   |direct - certified| = {:.1e}, certified width {:.1e}",
+                td,
+                td.as_secs_f64() / t.as_secs_f64(),
+                (d - e.value).abs(),
+                e.width()
+            );
+        }
+        println!();
+    }
+}
