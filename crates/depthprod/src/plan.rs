@@ -57,6 +57,16 @@ pub enum CurveKind {
     Tail,
     /// The sum of the leading asymptotic terms at N (without C); divergent products only.
     Leading,
+    /// Leading terms plus C: the asymptote the correction derives (for the unscaled seed case
+    /// 2A sqrt N + (B - A^2/2) log N + C; for the harmonic family A log N + C, i.e. Theta(N^A)).
+    /// Falls back to the leading terms alone where C is not resolvable. Divergent products only.
+    Asymptote,
+    /// Eq. 65's exponent A (N^(eps/2-1) - 1)/(eps/2 - 1) + B (N^(eps-3) - 1)/(eps - 3) with
+    /// eps = 2 - q (power-law variance with 0 < q < 2).
+    Eq65Exponent,
+    /// The paper's Theta(L) claim (Eq. 11) drawn as log N + log P_1: a line of slope 1 in
+    /// log-log terms through the first factor, for comparison.
+    LinearClaim,
 }
 
 impl std::str::FromStr for CurveKind {
@@ -67,10 +77,14 @@ impl std::str::FromStr for CurveKind {
             "remainder" => Ok(CurveKind::Remainder),
             "tail" => Ok(CurveKind::Tail),
             "leading" => Ok(CurveKind::Leading),
+            "asymptote" => Ok(CurveKind::Asymptote),
+            "eq65-exponent" => Ok(CurveKind::Eq65Exponent),
+            "linear-claim" => Ok(CurveKind::LinearClaim),
             other => Err(Error::UnknownName {
                 what: "curve kind",
                 text: other.to_string(),
-                allowed: "log-product, remainder, tail, leading",
+                allowed:
+                    "log-product, remainder, tail, leading, asymptote, eq65-exponent, linear-claim",
             }),
         }
     }
@@ -323,8 +337,20 @@ impl Plan {
             Engine::Power(p) => p.divergent,
             Engine::Direct(_) => false,
         };
+        let eps = match &self.params.variance {
+            Variance::Power { q, .. } if *q < 2.0 => Some(2.0 - q),
+            _ => None,
+        };
+        let first = self.log_product(1)?.value;
         match kind {
-            CurveKind::Remainder | CurveKind::Leading if !divergent => {
+            CurveKind::Eq65Exponent if eps.is_none() => {
+                return Err(Error::UnknownName {
+                    what: "curve for this variance model",
+                    text: "eq65-exponent".into(),
+                    allowed: "log-product and the others; Eq. 65 needs a power law with q < 2 (eps = 2 - q > 0)",
+                })
+            }
+            CurveKind::Remainder | CurveKind::Leading | CurveKind::Asymptote if !divergent => {
                 return Err(Error::UnknownName {
                     what: "curve for a convergent product",
                     text: format!("{kind:?}"),
@@ -353,6 +379,14 @@ impl Plan {
                 (Engine::Power(p), CurveKind::Remainder) => p.remainder(n),
                 (Engine::Power(p), CurveKind::Leading) => p.leading(n as f64),
                 (Engine::Power(p), CurveKind::Tail) => p.tail(n).map_or(0.0, |t| t.hi),
+                (Engine::Power(p), CurveKind::Asymptote) => p.asymptote(n as f64),
+                (_, CurveKind::Eq65Exponent) => closed_forms::eq65_exponent(
+                    self.params.a,
+                    self.params.b,
+                    eps.unwrap_or(1.0),
+                    n as f64,
+                )?,
+                (_, CurveKind::LinearClaim) => (n as f64).ln() + first,
                 (Engine::Direct(d), CurveKind::LogProduct) => d.sum(n).0,
                 (Engine::Direct(d), _) => d.tail(n).map_or(0.0, |t| t.hi),
             };
@@ -422,6 +456,8 @@ struct PowerPlan {
     /// V = limit or C, with error.
     infinity: (f64, f64),
     divergent: bool,
+    /// Leading terms and C, computed once (curves evaluate them at every point).
+    divergence: Option<Divergence>,
     zero: bool,
 }
 
@@ -507,9 +543,11 @@ impl PowerPlan {
             trunc_m,
             infinity: (0.0, 0.0),
             divergent,
+            divergence: None,
             zero,
         };
         plan.infinity = plan.value_at_infinity();
+        plan.divergence = plan.compute_divergence();
         plan
     }
 
@@ -548,6 +586,10 @@ impl PowerPlan {
     }
 
     fn divergence(&self) -> Option<Divergence> {
+        self.divergence.clone()
+    }
+
+    fn compute_divergence(&self) -> Option<Divergence> {
         if !self.divergent {
             return None;
         }
@@ -681,7 +723,17 @@ impl PowerPlan {
 
     /// Sum of the leading terms at n.
     fn leading(&self, n: f64) -> f64 {
-        self.divergence().map_or(0.0, |d| d.leading(n))
+        self.divergence.as_ref().map_or(0.0, |d| d.leading(n))
+    }
+
+    /// Leading terms plus C (or the leading terms alone when C is not resolvable).
+    fn asymptote(&self, n: f64) -> f64 {
+        self.leading(n)
+            + self
+                .divergence
+                .as_ref()
+                .and_then(|d| d.constant)
+                .map_or(0.0, |c| c.value)
     }
 
     /// log P_n minus its leading terms (central value; divergent products).
