@@ -1,0 +1,165 @@
+// Controls: sliders paired with text inputs, family toggles, variance model, presets. Slider
+// positions map to parameter values (pixel mapping, not mathematics); the text boxes are the truth.
+
+import { FAMILIES, EXAMPLE_LIST, strictNum, depthValue } from './state.js';
+import { paramToken, depthToken } from './format.js';
+
+/** Rounds a slider-derived value to 3 significant digits so URLs and boxes stay readable. */
+const snap = (x) => (x === 0 ? 0 : Number(x.toPrecision(3)));
+
+/** Slider position ⇄ value, per field. */
+const MAPS = {
+  a: { toValue: (s) => snap(100 * s * s), toSlider: (v) => Math.sqrt(Math.min(100, Math.max(0, v)) / 100) },
+  b: { toValue: (s) => snap(100 * s * s), toSlider: (v) => Math.sqrt(Math.min(100, Math.max(0, v)) / 100) },
+  c: { toValue: (s) => snap(10 ** s), toSlider: (v) => Math.log10(v) },
+  lambda: { toValue: (s) => snap(10 ** s), toSlider: (v) => Math.log10(v) },
+  q: { toValue: (s) => snap(s), toSlider: (v) => v },
+  eps: { toValue: (s) => snap(s), toSlider: (v) => v },
+  n: { toValue: (s) => Math.max(1, Math.round(s < 2 ? 10 ** s : snap(10 ** s))), toSlider: (v) => (v === 'inf' ? 18 : Math.log10(v)) },
+};
+
+export class Controls {
+  /**
+   * @param {(change: {kind: 'input'|'commit', field?: string}) => void} onChange
+   * @param {(name: string) => void} onPreset
+   */
+  constructor(state, onChange, onPreset) {
+    this.state = state;
+    this.onChange = onChange;
+    this.text = {};
+    this.slider = {};
+    this.err = {};
+    for (const f of ['a', 'b', 'c', 'q', 'eps', 'lambda', 'n', 'list']) {
+      this.text[f] = document.getElementById(`input-${f}`);
+      this.slider[f] = document.getElementById(`slider-${f}`);
+      this.err[f] = document.getElementById(`error-${f}`);
+    }
+    this.err.fragment = document.getElementById('error-fragment');
+    this.families = FAMILIES.map((f) => document.querySelector(`[data-testid="family-${f}"]`));
+    this.model = document.getElementById('variance-model');
+    this.lns = document.getElementById('toggle-lns');
+    this.logy = document.getElementById('toggle-logy');
+    this.inf = document.getElementById('button-inf');
+    this.qFromEps = document.getElementById('q-from-eps');
+    this.listInfo = document.getElementById('list-info');
+
+    for (const f of Object.keys(MAPS)) {
+      const sl = this.slider[f];
+      const tx = this.text[f];
+      sl.addEventListener('input', () => {
+        const v = MAPS[f].toValue(Number(sl.value));
+        this.state.text[f] = f === 'n' ? depthToken(v) : paramToken(v);
+        if (f === 'eps') this.syncQFromEps();
+        tx.value = this.state.text[f];
+        this.onChange({ kind: 'input', field: f });
+      });
+      sl.addEventListener('change', () => this.onChange({ kind: 'commit', field: f }));
+      tx.addEventListener('input', () => {
+        this.state.text[f] = tx.value;
+        if (f === 'eps') this.syncQFromEps();
+        this.placeSlider(f);
+        this.onChange({ kind: 'input', field: f });
+      });
+      tx.addEventListener('change', () => this.onChange({ kind: 'commit', field: f }));
+    }
+    this.text.list.addEventListener('input', () => {
+      this.state.text.list = this.text.list.value;
+      this.onChange({ kind: 'input', field: 'list' });
+    });
+    this.text.list.addEventListener('change', () => this.onChange({ kind: 'commit', field: 'list' }));
+
+    this.families.forEach((box) =>
+      box.addEventListener('change', () => {
+        this.state.families = FAMILIES.filter((f, i) => this.families[i].checked);
+        this.onChange({ kind: 'commit', field: 'families' });
+      }),
+    );
+    this.model.addEventListener('change', () => {
+      this.state.variance = this.model.value;
+      if (this.state.variance === 'list' && !this.state.text.list.trim()) {
+        this.state.text.list = EXAMPLE_LIST;
+      }
+      this.render();
+      this.onChange({ kind: 'commit', field: 'variance' });
+    });
+    this.lns.addEventListener('change', () => {
+      this.state.lns = this.lns.checked;
+      if (this.state.lns) {
+        const q = strictNum(this.state.text.q);
+        if (!Number.isNaN(q)) this.state.text.eps = paramToken(2 - q);
+      }
+      this.render();
+      this.onChange({ kind: 'commit', field: 'q' });
+    });
+    this.logy.addEventListener('change', () => {
+      this.state.logy = this.logy.checked;
+      this.onChange({ kind: 'commit', field: 'logy' });
+    });
+    this.inf.addEventListener('click', () => {
+      this.state.text.n = depthValue(this.state.text.n) === 'inf' ? '1e6' : 'inf';
+      this.render();
+      this.onChange({ kind: 'commit', field: 'n' });
+    });
+    for (const b of document.querySelectorAll('[data-preset]')) {
+      b.addEventListener('click', () => onPreset(b.dataset.preset));
+    }
+  }
+
+  /** q follows ε in the LNS regime (q = 2 − ε is a change of variable, not a computation). */
+  syncQFromEps() {
+    const eps = strictNum(this.state.text.eps);
+    if (!Number.isNaN(eps)) this.state.text.q = paramToken(2 - eps);
+  }
+
+  placeSlider(f) {
+    const sl = this.slider[f];
+    if (!sl) return;
+    const v = f === 'n' ? depthValue(this.state.text[f]) : strictNum(this.state.text[f]);
+    if (v === 'inf' || (typeof v === 'number' && Number.isFinite(v) && v > (f === 'c' || f === 'lambda' || f === 'n' ? 0 : -Infinity))) {
+      const pos = MAPS[f].toSlider(v);
+      if (Number.isFinite(pos)) sl.value = String(pos);
+    }
+  }
+
+  /** Writes the whole state into the controls (after load, preset, back/forward). */
+  render(state = this.state) {
+    this.state = state;
+    for (const f of ['a', 'b', 'c', 'q', 'eps', 'lambda', 'n', 'list']) {
+      if (this.text[f].value !== state.text[f]) this.text[f].value = state.text[f];
+      if (f !== 'list') this.placeSlider(f);
+    }
+    this.families.forEach((box, i) => (box.checked = state.families.includes(FAMILIES[i])));
+    this.model.value = state.variance;
+    this.lns.checked = state.lns;
+    this.logy.checked = state.logy;
+    const isInf = depthValue(state.text.n) === 'inf';
+    this.inf.setAttribute('aria-pressed', String(isInf));
+    for (const el of document.querySelectorAll('[data-models]')) {
+      el.hidden = !el.dataset.models.split(' ').includes(state.variance);
+    }
+    for (const el of document.querySelectorAll('[data-when]')) {
+      el.hidden = (el.dataset.when === 'lns') !== state.lns;
+    }
+    this.qFromEps.textContent = state.text.q;
+  }
+
+  /** Shows each field's message next to it (textContent only) and marks the input invalid. */
+  showErrors(errors, fragmentMessages = []) {
+    for (const f of Object.keys(this.err)) {
+      if (f === 'fragment') continue;
+      const msg = errors[f] || '';
+      if (this.err[f].textContent !== msg) this.err[f].textContent = msg;
+      const input = this.text[f];
+      if (input) {
+        if (msg) input.setAttribute('aria-invalid', 'true');
+        else input.removeAttribute('aria-invalid');
+      }
+    }
+    const frag = fragmentMessages.length ? `The link’s settings were not all usable: ${fragmentMessages.join('; ')}.` : '';
+    if (this.err.fragment.textContent !== frag) this.err.fragment.textContent = frag;
+  }
+
+  setListInfo(text) {
+    if (this.listInfo.textContent !== text) this.listInfo.textContent = text;
+  }
+}

@@ -1,0 +1,114 @@
+// Number formatting only: which digits an enclosure certifies, directed rounding for display,
+// depth labels. Nothing here computes a product, an asymptote or a bound.
+
+const SUPERSCRIPT = { '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹', '-': '⁻' };
+
+/** True for a finite number (never render NaN/Infinity). */
+export const finite = (x) => typeof x === 'number' && Number.isFinite(x);
+
+/** `1.234e+21` → `1.234e21`: still parseFloat-readable, easier to read. */
+function tidyExp(s) {
+  return s.replace('e+', 'e');
+}
+
+/**
+ * The value rounded to the digits that the enclosure [lo, hi] certifies: the most significant digits d
+ * such that lo and hi round to the same d-digit decimal. Rounding is monotone, so every number in
+ * [lo, hi] (the exact value included) rounds to that same string.
+ * Returns { text, digits, certified } — certified false when not even one digit agrees.
+ */
+export function certifiedText(value, lo, hi) {
+  if (!finite(value) || !finite(lo) || !finite(hi)) return null;
+  if (lo === hi) return { text: tidyExp(shortest(lo)), digits: 17, certified: true };
+  for (let d = 17; d >= 1; d--) {
+    const a = lo.toPrecision(d);
+    if (a === hi.toPrecision(d)) return { text: tidyExp(a), digits: d, certified: true };
+  }
+  return { text: tidyExp(value.toPrecision(3)), digits: 0, certified: false };
+}
+
+function shortest(x) {
+  const s = String(x);
+  return s.length <= 18 ? s : x.toPrecision(15);
+}
+
+/**
+ * Decimal text of x with d significant digits, rounded in direction dir (-1 down, +1 up),
+ * so that a displayed interval always contains the true one.
+ */
+export function directed(x, d, dir) {
+  if (!finite(x)) return '—';
+  if (x === 0) return '0';
+  let s = x.toPrecision(d);
+  const y = Number(s);
+  if ((dir < 0 && y > x) || (dir > 0 && y < x)) {
+    // Step one unit in the last displayed place, in the requested direction.
+    const exp = Number(x.toExponential(d - 1).split('e')[1]);
+    const unit = Number(`1e${exp - d + 1}`);
+    s = (dir < 0 ? y - unit : y + unit).toPrecision(d);
+  }
+  return tidyExp(s);
+}
+
+/** "[lo, hi]" with enough digits to show where they differ, rounded outward. */
+export function enclosureText(lo, hi, certifiedDigits) {
+  const d = Math.min(17, Math.max(3, certifiedDigits + 2));
+  return `[${directed(lo, d, -1)}, ${directed(hi, d, +1)}]`;
+}
+
+/** Plain number for hover readouts and labels (central values, not certified). */
+export function plain(x, digits = 6) {
+  if (!finite(x)) return '—';
+  if (x === 0) return '0';
+  const ax = Math.abs(x);
+  if (ax >= 1e-3 && ax < 1e7) return tidyExp(Number(x.toPrecision(digits)).toString());
+  return tidyExp(x.toExponential(digits - 1)).replace(/\.?0+e/, 'e');
+}
+
+function superscript(intText) {
+  let out = '';
+  for (const ch of intText) out += SUPERSCRIPT[ch] ?? ch;
+  return out;
+}
+
+/** A depth for prose: 10⁶, 2.5 × 10¹², 12,345, ∞. */
+export function depthLabel(n) {
+  if (n === 'inf' || n === Infinity) return '∞';
+  if (!finite(n)) return '—';
+  if (n < 1e5) return Math.round(n).toLocaleString('en-US');
+  const [mant, exp] = n.toExponential().split('e');
+  const e = superscript(String(Number(exp)));
+  return mant === '1' ? `10${e}` : `${mant} × 10${e}`;
+}
+
+/** A depth for the URL and the N text box: integers below 10^6, else `1e6` / `2.5e12` style. */
+export function depthToken(n) {
+  if (n === 'inf' || n === Infinity) return 'inf';
+  if (!finite(n)) return '';
+  if (n < 1e6) return String(Math.round(n));
+  const [mant, exp] = n.toExponential().split('e');
+  return `${mant}e${Number(exp)}`;
+}
+
+/** Short decimal for a parameter in a text box or URL: at most 6 significant digits, no exponent below 1e6. */
+export function paramToken(x) {
+  if (!finite(x)) return '';
+  return String(Number(x.toPrecision(6)));
+}
+
+/** Terms of a divergence as text, e.g. "2·N^0.5 + 0.5·log N". */
+export function termsText(terms) {
+  if (!Array.isArray(terms) || terms.length === 0) return '';
+  const parts = [];
+  for (const t of terms) {
+    if (!t || !finite(t.coefficient)) continue;
+    const coef = plain(Math.abs(t.coefficient), 6);
+    const sign = t.coefficient < 0 ? '−' : '+';
+    let body;
+    if (t.log) body = 'log N';
+    else if (t.exponent === 1) body = 'N';
+    else body = `N^${plain(t.exponent, 6)}`;
+    parts.push({ sign, text: coef === '1' ? body : `${coef}·${body}` });
+  }
+  return parts.map((p, i) => (i === 0 ? (p.sign === '−' ? '−' : '') + p.text : ` ${p.sign} ${p.text}`)).join('');
+}

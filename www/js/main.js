@@ -1,0 +1,262 @@
+// Wiring: state ⇄ URL fragment ⇄ controls ⇄ core ⇄ plots, readouts, cards, rotation panel.
+// Input events are coalesced to one update per animation frame.
+
+import * as core from './core.js';
+import { initCore, coreReady } from './core.js';
+import { parseFragment, serialize, validate, initialGood, FIELDS } from './state.js';
+import { Controls } from './controls.js';
+import { Plot, refreshTheme } from './plot.js';
+import { compute } from './series.js';
+import { Readouts, readoutItems } from './readouts.js';
+import { Cards } from './cards.js';
+import { RotationPanel } from './rotation.js';
+import { PRESETS } from './presets.js';
+import { depthLabel } from './format.js';
+
+const statusEl = document.getElementById('status');
+let state;
+let good = initialGood();
+let errors = {};
+let fragmentMessages = [];
+let lastWritten = null; // the fragment this page last wrote, to ignore its own echoes
+let queued = false;
+let pendingCommit = false;
+let everDrawn = false;
+const stats = { updates: 0, last: 0, times: [] };
+window.depthprodStats = stats;
+window.__depthprodDebug = {};
+
+const plots = {
+  main: new Plot(document.querySelector('[data-plot="main"]'), { yLabel: 'log of the product', legend: document.getElementById('legend-main') }),
+  remainder: new Plot(document.querySelector('[data-plot="remainder"]'), { yLabel: 'remainder', legend: document.getElementById('legend-remainder') }),
+  tail: new Plot(document.querySelector('[data-plot="tail"]'), { yLabel: 'tail bound', yLog: true, legend: document.getElementById('legend-tail') }),
+};
+window.__depthprodDebug.plots = plots;
+const readouts = new Readouts(document.getElementById('readouts'));
+const cards = new Cards(document.getElementById('cards'));
+const rotation = new RotationPanel(document.querySelector('.rotation-panel'));
+
+function setStatus(text, isError) {
+  if (statusEl.textContent !== text) statusEl.textContent = text;
+  statusEl.classList.toggle('is-error', !!isError);
+}
+
+/** Applies a fragment (load, back/forward, hand-edited URL). */
+function applyFragment(hash) {
+  const parsed = parseFragment(hash);
+  state = parsed.state;
+  good = initialGood();
+  controls.render(state);
+  const v = validate(state, good);
+  // Messages for the link itself: shape problems, plus every field of the link the core refused.
+  const present = new URLSearchParams(String(hash).replace(/^#/, ''));
+  fragmentMessages = parsed.problems.map((p) => p.message);
+  for (const f of FIELDS) {
+    const key = f;
+    if (v.errors[f] && present.has(key)) fragmentMessages.push(v.errors[f]);
+  }
+  lastWritten = location.hash;
+  inGesture = false;
+  clearTimeout(replaceTimer);
+  replaceTimer = 0;
+  schedule(false, false);
+}
+
+let pendingWrite = false; // only user changes write the URL (never a load or back/forward)
+function schedule(commit, write = true) {
+  pendingCommit = pendingCommit || commit;
+  pendingWrite = pendingWrite || write;
+  if (queued) return;
+  queued = true;
+  requestAnimationFrame(() => {
+    queued = false;
+    const c = pendingCommit;
+    const w = pendingWrite;
+    pendingCommit = false;
+    pendingWrite = false;
+    update(c, w);
+  });
+}
+
+function onChange({ kind, field }) {
+  if (kind === 'commit') fragmentMessages = [];
+  if (field === 'variance' && state.variance === 'list') {
+    // A measured list bounds N: start at its full depth rather than at an error.
+    const r = core.parseList(state.text.list);
+    if (r.ok) {
+      state.text.n = String(r.value.length);
+      controls.render(state);
+    }
+  }
+  schedule(kind === 'commit');
+}
+
+// The tail plot (the costliest curves, and below the fold) is computed in a second pass right after
+// the main update, unless another input arrives first.
+let tailTimer = 0;
+function scheduleTail() {
+  clearTimeout(tailTimer);
+  tailTimer = setTimeout(() => {
+    tailTimer = 0;
+    try {
+      const res = compute(state, good, { tail: true });
+      if (res.ok) {
+        const xMax = Math.max(res.nMax, 10);
+        plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' });
+        for (const p of res.problems) if (!statusEl.textContent.includes(p)) setStatus(res.problems.join('; '), true);
+      }
+    } catch (e) {
+      setStatus(`Unexpected problem: ${e && e.message ? e.message : String(e)}`, true);
+    }
+  }, 40);
+}
+
+function onPreset(name) {
+  const make = PRESETS[name];
+  if (!make) return;
+  state = make();
+  controls.render(state);
+  controls.state = state;
+  fragmentMessages = [];
+  schedule(true);
+}
+
+// History: the first input of a gesture (drag, typing) pushes a new entry, later inputs replace it
+// (throttled: browsers warn past ~100 history calls in 10 s), and the commit ends the gesture.
+// Discrete changes (toggles, presets, Enter) push one entry each.
+let replaceTimer = 0;
+let inGesture = false;
+function writeUrl(commit) {
+  if (!coreReady()) return;
+  const frag = serialize(good, state);
+  if (frag === location.hash) {
+    if (commit) inGesture = false;
+    return;
+  }
+  if (!inGesture) {
+    historyWrite(true, frag);
+    inGesture = !commit;
+    return;
+  }
+  if (commit) {
+    clearTimeout(replaceTimer);
+    replaceTimer = 0;
+    historyWrite(false, frag);
+    inGesture = false;
+  } else if (!replaceTimer) {
+    replaceTimer = setTimeout(() => {
+      replaceTimer = 0;
+      const latest = serialize(good, state);
+      if (latest !== location.hash) historyWrite(false, latest);
+    }, 250);
+  }
+}
+
+function historyWrite(push, frag) {
+  lastWritten = frag;
+  const url = `${location.pathname}${location.search}${frag}`;
+  try {
+    if (push) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
+  } catch {
+    // Some embedders forbid history changes; the page still works.
+  }
+}
+
+function update(commit, write) {
+  const t0 = performance.now();
+  try {
+    const v = validate(state, good);
+    const t1 = performance.now();
+    good = v.good;
+    errors = v.errors;
+    controls.showErrors(errors, fragmentMessages);
+    if (state.variance === 'list') {
+      controls.setListInfo(good.list ? `${good.list.length} layers: N can be 1 … ${good.list.length}` : '');
+    }
+    if (v.coreDown) {
+      setStatus(`The core cannot evaluate yet: ${v.coreDown}`, true);
+    }
+    const t2 = performance.now();
+    const res = compute(state, good, { tail: false });
+    const t3 = performance.now();
+    stats.phase = { validate: t1 - t0, compute: t3 - t2 };
+    if (!res.ok) {
+      setStatus(`Could not compute: ${res.problems.join('; ')}`, true);
+      return;
+    }
+    const anyCurve = res.main.length > 0 || state.families.length === 0;
+    if (!anyCurve && everDrawn) {
+      setStatus(`Kept the last good plot: ${res.problems.join('; ')}`, true);
+    } else {
+      const t4 = performance.now();
+      draw(res);
+      scheduleTail();
+      stats.phase.draw = performance.now() - t4;
+      everDrawn = everDrawn || anyCurve;
+      if (res.problems.length) setStatus(res.problems.join('; '), true);
+      else if (!v.coreDown) setStatus(`N = ${depthLabel(good.n)} · ${state.families.length} product${state.families.length === 1 ? '' : 's'} shown`, false);
+    }
+    rotation.setMainN(good.n);
+    if (write) writeUrl(commit);
+  } catch (e) {
+    // Never let an exception escape into the console or freeze the page.
+    setStatus(`Unexpected problem: ${e && e.message ? e.message : String(e)}`, true);
+  } finally {
+    const dt = performance.now() - t0;
+    stats.updates++;
+    stats.last = dt;
+    stats.times.push(dt);
+    if (stats.times.length > 200) stats.times.shift();
+  }
+}
+
+function draw(res) {
+  const xMax = Math.max(res.nMax, 10);
+  const empty = state.families.length === 0 ? 'Choose a product to show.' : '';
+  const T = [performance.now()];
+  plots.main.yLog = state.logy;
+  plots.main.set({ xMin: 1, xMax, series: res.main, message: empty || (res.main.length ? '' : res.problems.join('; ')) });
+  T.push(performance.now());
+  plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: res.remainder.length ? '' : 'No divergent product among those shown.' });
+  T.push(performance.now());
+  readouts.render(readoutItems(state, good, res));
+  T.push(performance.now());
+  cards.update(state, good, res);
+  T.push(performance.now());
+  stats.drawPhases = T.slice(1).map((t, i) => +(t - T[i]).toFixed(2));
+}
+
+// ───────────── start ─────────────
+state = parseFragment('').state;
+const controls = new Controls(state, onChange, onPreset);
+controls.render(state);
+refreshTheme();
+setStatus('Loading the WebAssembly core…', false);
+
+window.addEventListener('hashchange', () => {
+  if (location.hash !== lastWritten) applyFragment(location.hash);
+});
+window.addEventListener('popstate', () => {
+  if (location.hash !== lastWritten) applyFragment(location.hash);
+});
+matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+  refreshTheme();
+  for (const p of Object.values(plots)) p.recolour();
+  rotation.draw();
+});
+window.addEventListener('error', (ev) => {
+  setStatus(`Unexpected problem: ${ev.message}`, true);
+  ev.preventDefault();
+});
+window.addEventListener('unhandledrejection', (ev) => {
+  setStatus(`Unexpected problem: ${ev.reason && ev.reason.message ? ev.reason.message : String(ev.reason)}`, true);
+  ev.preventDefault();
+});
+
+initCore().then((err) => {
+  if (err) setStatus(err, true);
+  applyFragment(location.hash);
+  rotation.update();
+});
+

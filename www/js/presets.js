@@ -1,0 +1,33 @@
+// The presets of the issue: each is a full page state (text fields as a person would type them).
+
+import { defaultState } from './state.js';
+
+export const PRESETS = {
+  /** The correction's case: A = B = 1, c = 1, q = 1, N = 10^6, unscaled + scaled. */
+  correction: () => defaultState(),
+  /** Pre-LN, σ_l² ∼ l (Eq. 11): the unscaled product against the paper's Θ(L). */
+  preln: () => ({ ...defaultState(), families: ['unscaled', 'harmonic'] }),
+  /** LayerNorm Scaling, σ_l² ∼ l^(2−ε) with ε = 0.5 (Eqs. 16, 65). */
+  lns: () => {
+    const s = defaultState();
+    s.families = ['scaled', 'sqrt-scaled'];
+    s.lns = true;
+    s.text.eps = '0.5';
+    s.text.q = '1.5';
+    return s;
+  },
+  /** Exponential variance σ_l² = c e^(λ l) (Eq. 10's regime). */
+  exp: () => {
+    const s = defaultState();
+    s.variance = 'exp';
+    s.text.lambda = '0.1';
+    return s;
+  },
+  /** App. A.2's substitution: the harmonic product 1 + A/l + B/l², with A = 2 to show Θ(N^A) ≠ Θ(L). */
+  harmonic: () => {
+    const s = defaultState();
+    s.families = ['harmonic', 'unscaled'];
+    s.text.a = '2';
+    return s;
+  },
+};
