@@ -3,7 +3,7 @@
 
 import { rich } from './rich.js';
 import * as core from './core.js';
-import { termsText, depthLabel, plain, directed } from './format.js';
+import { termsText, depthLabel, plain, directed, trimZeros } from './format.js';
 import { enclosureParts } from './readouts.js';
 
 const CARDS = [
@@ -146,8 +146,8 @@ export class Cards {
     {
       const s = ev.scaled;
       const nums = [];
-      if (s?.limit) nums.push(`log Q_N ≤ log Q_∞ ≤ ${directed(s.limit.hi, 10, +1)} for every N`);
-      if (s?.tail && good.n !== 'inf') nums.push(`still to come after ${at}: at most ${directed(s.tail.hi, 6, +1)}`);
+      if (s?.limit) nums.push(`log Q_N ≤ log Q_∞ ≤ ${trimZeros(directed(s.limit.hi, 10, +1))} for every N`);
+      if (s?.tail && good.n !== 'inf') nums.push(`still to come after ${at}: at most ${trimZeros(directed(s.tail.hi, 6, +1))}`);
       if (s?.log_product) nums.push(`log Q_N at ${at}: ${num(s.log_product)}`);
       if (!s) this.set('s41', { verdict: 'n/a', tone: 'neutral', does: res.evalErrors?.scaled || 'not available', nums });
       else if (s.limit)

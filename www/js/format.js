@@ -50,6 +50,11 @@ export function directed(x, d, dir) {
   return tidyExp(s);
 }
 
+/** Drops trailing zeros of a decimal ("0.00200000" → "0.002", "1.50e-3" → "1.5e-3"). */
+export function trimZeros(s) {
+  return s.replace(/(\.\d*?)0+(?=$|e)/, '$1').replace(/\.(?=$|e)/, '');
+}
+
 /** "[lo, hi]" with enough digits to show where they differ, rounded outward. */
 export function enclosureText(lo, hi, certifiedDigits) {
   const d = Math.min(17, Math.max(3, certifiedDigits + 2));

@@ -29,7 +29,7 @@ window.__depthprodDebug = {};
 const plots = {
   main: new Plot(document.querySelector('[data-plot="main"]'), { yLabel: 'log of the product', legend: document.getElementById('legend-main') }),
   remainder: new Plot(document.querySelector('[data-plot="remainder"]'), { yLabel: 'remainder', legend: document.getElementById('legend-remainder') }),
-  tail: new Plot(document.querySelector('[data-plot="tail"]'), { yLabel: 'tail bound', yLog: true, legend: document.getElementById('legend-tail') }),
+  tail: new Plot(document.querySelector('[data-plot="tail"]'), { yLabel: 'tail bound', yLog: true, snapDecades: true, legend: document.getElementById('legend-tail') }),
 };
 window.__depthprodDebug.plots = plots;
 const readouts = new Readouts(document.getElementById('readouts'));

@@ -47,6 +47,7 @@ export class Plot {
     this.octx = this.overlay ? this.overlay.getContext('2d') : null;
     this.xLog = opts.xLog ?? true;
     this.yLog = opts.yLog ?? false;
+    this.snapDecades = opts.snapDecades ?? false;
     this.xLabel = opts.xLabel ?? 'depth N';
     this.yLabel = opts.yLabel ?? '';
     this.legendEl = opts.legend ?? null;
@@ -148,6 +149,12 @@ export class Plot {
       // At most 40 decades below the top (a tail that drops like e^(-λN) would flatten the rest).
       let b = Math.min(300, Math.log10(hi));
       let a = Math.max(-300, b - 40, Math.log10(lo));
+      if (this.snapDecades && b - a > 2) {
+        // Whole decades at both ends, as log-log plots usually have.
+        a = Math.floor(a + 1e-9);
+        b = Math.ceil(b - 1e-9);
+        return [10 ** a, 10 ** b];
+      }
       if (b - a < 0.3) {
         const m = (a + b) / 2;
         a = m - 0.15;

@@ -2,7 +2,7 @@
 // (parseFloat-readable), followed by its enclosure, with a one-line meaning underneath.
 
 import { rich } from './rich.js';
-import { certifiedText, enclosureText, directed, plain, termsText, depthLabel, finite } from './format.js';
+import { certifiedText, enclosureText, directed, plain, termsText, depthLabel, finite, trimZeros } from './format.js';
 import { FAMILY_STYLE } from './series.js';
 import { FAMILIES } from './state.js';
 
@@ -144,8 +144,8 @@ function pushLimitTail(items, f, ev, good) {
       id: `tail-${f}`,
       label: `tail Σ_{l>N}, ${st.name}, at N = ${depthLabel(good.n)}`,
       num: directed(ev.tail.hi, 10, +1),
-      enc: finite(ev.tail.lo) ? `(upper bound; the tail is at least ${directed(ev.tail.lo, 4, -1)})` : '(upper bound)',
-      meaning: `tail to infinity at most this: log ${st.sym}_∞ − log ${st.sym}_N ≤ ${directed(ev.tail.hi, 4, +1)}`,
+      enc: finite(ev.tail.lo) ? `(upper bound; the tail is at least ${trimZeros(directed(ev.tail.lo, 4, -1))})` : '(upper bound)',
+      meaning: `tail to infinity at most this: log ${st.sym}_∞ − log ${st.sym}_N ≤ ${trimZeros(directed(ev.tail.hi, 4, +1))}`,
       color: st.color,
     });
   }

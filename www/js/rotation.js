@@ -175,7 +175,7 @@ export class RotationPanel {
     ctx.textAlign = 'left';
     ctx.textBaseline = 'bottom';
     ctx.fillText('e₁', cx + R + 4, cy - 2);
-    ctx.fillText('‖R_N‖ = 1: the image of e₁ stays on the circle', 8, W - 6);
+    ctx.fillText('‖R(N)‖ = 1: the image of e₁ stays on the unit circle', 8, W - 6);
 
     const col = colour('--c-scaled');
     if (this.trail) {
@@ -209,7 +209,7 @@ export class RotationPanel {
       ctx.fill();
       ctx.fillStyle = v('--ink-2');
       ctx.textBaseline = 'top';
-      ctx.fillText(`R_N e₁, N = ${depthLabel(this.good.n)}, r = ${this.good.r}`, 8, 8);
+      ctx.fillText(`R(N) e₁ at N = ${depthLabel(this.good.n)}, r = ${this.good.r}; dots: earlier N`, 8, 8);
     }
   }
 }

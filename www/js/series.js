@@ -56,7 +56,6 @@ function cachedEval(args) {
   return r;
 }
 
-let eq65Kind = undefined; // a dedicated core curve kind for Eq. 65's exponent, if the core has one
 
 /** The depth the plots run to: N itself, or 10^18 for N = ∞. */
 export const plotMax = (n) => (n === 'inf' ? 1e18 : n);
@@ -145,19 +144,31 @@ export function compute(state, good, want = { tail: true }) {
     remainder.push({ key: `rem-${f}`, label: `${st.name}: log ${st.sym}_N − (${terms})`, short: `${st.name} remainder`, color: st.color, width: 2.2, xs: ns, ys: rem.value, points: few });
     if (C) remainder.push({ key: `c-${f}`, label: `C (${st.name})`, short: `C ${st.name}`, color: st.color, dash: [7, 4], width: 1.4, hline: C.value, band: [C.lo, C.hi] });
     if (f === 'unscaled' || f === 'harmonic') {
-      const lp = curves[f];
-      const asym = new Float64Array(ns.length);
-      const c = C ? C.value : 0;
-      for (let i = 0; i < ns.length; i++) asym[i] = lp[i] - rem.value[i] + c;
+      // The core's 'asymptote' curve (leading terms + C); older cores: log-product − remainder + C.
+      let asym = optionalCurve(paramsFor(f, state, good), 'asymptote', ns, gridKey);
+      if (!asym) {
+        const lp = curves[f];
+        const c = C ? C.value : 0;
+        asym = new Float64Array(ns.length);
+        for (let i = 0; i < ns.length; i++) asym[i] = lp[i] - rem.value[i] + c;
+      }
       const what = f === 'harmonic' ? `harmonic Θ(N^A): ${terms}${C ? ' + C' : ''}` : `unscaled asymptote ${terms}${C ? ' + C' : ''}`;
       main.push({ key: `asym-${f}`, label: what, short: `${st.name} asymptote`, color: st.color, dash: [5, 4], width: 1.4, xs: ns, ys: asym });
     }
   }
 
-  // The paper's claimed Θ(L) for Eq. 11: P_N = L = N + 1 is the harmonic product with A = 1, B = 0.
+  // The paper's claimed Θ(L) for Eq. 11: the core's 'linear-claim' curve, log N + log P_1 (a product
+  // growing like L through the first factor); older cores: the harmonic product with A = 1, B = 0,
+  // which is exactly L = N + 1.
   if (on.includes('unscaled') || on.includes('harmonic')) {
-    const ref = cachedCurve({ family: 'harmonic', a: 1, b: 0, variance: { kind: 'power', c: 1, q: 1 } }, 'log-product', ns, gridKey);
-    if (ref.ok) main.push({ key: 'theta-l', label: 'paper’s Θ(L) (Eq. 11): log L = log(N + 1)', short: 'Θ(L): log L', color: '--c-neutral', dash: [1.5, 3], width: 1.8, xs: ns, ys: ref.value });
+    const fam = on.includes('unscaled') ? 'unscaled' : 'harmonic';
+    const claim = optionalCurve(paramsFor(fam, state, good), 'linear-claim', ns, gridKey);
+    if (claim) {
+      main.push({ key: 'theta-l', label: `paper’s Θ(L) (Eq. 11): log N + log P_1 (${fam})`, short: 'Θ(L) claim', color: '--c-neutral', dash: [1.5, 3], width: 1.8, xs: ns, ys: claim });
+    } else {
+      const ref = cachedCurve({ family: 'harmonic', a: 1, b: 0, variance: { kind: 'power', c: 1, q: 1 } }, 'log-product', ns, gridKey);
+      if (ref.ok) main.push({ key: 'theta-l', label: 'paper’s Θ(L) (Eq. 11): log L = log(N + 1)', short: 'Θ(L): log L', color: '--c-neutral', dash: [1.5, 3], width: 1.8, xs: ns, ys: ref.value });
+    }
   }
 
   // Tails of convergent families (skipped while their plot is off screen).
@@ -176,19 +187,22 @@ export function compute(state, good, want = { tail: true }) {
   return { ok: true, withTail: !!want.tail, grid: ns, nMax, n, evals, evalErrors, closed, main, remainder, tail, problems, label: depthLabel(n) };
 }
 
+// Curve kinds a core may not have yet: remembered once refused as unknown.
+const unsupportedKinds = new Set();
+/** The core's curve of this kind, or null when the core does not know the kind or refuses it here. */
+function optionalCurve(params, kind, ns, gridKey) {
+  if (unsupportedKinds.has(kind)) return null;
+  const r = cachedCurve(params, kind, ns, gridKey);
+  if (r.ok) return r.value;
+  if (/unknown curve kind/i.test(r.error)) unsupportedKinds.add(kind);
+  return null;
+}
+
 /** Eq. 65's exponent against N: a dedicated core curve kind if there is one, else closedForms per point. */
 function eq65Curve(good, ns, nMax, gridKey) {
   const cfArgs = { a: good.a, b: good.b, c: good.c, q: good.q, lambda: good.lambda };
-  if (eq65Kind !== null) {
-    for (const kind of eq65Kind === undefined ? ['eq65-exponent', 'eq65'] : [eq65Kind]) {
-      const r = cachedCurve({ family: 'scaled', a: good.a, b: good.b, variance: { kind: 'power', c: good.c, q: good.q } }, kind, ns, gridKey);
-      if (r.ok) {
-        eq65Kind = kind;
-        return { xs: ns, ys: r.value };
-      }
-    }
-    eq65Kind = null;
-  }
+  const direct = optionalCurve({ family: 'scaled', a: good.a, b: good.b, variance: { kind: 'power', c: good.c, q: good.q } }, 'eq65-exponent', ns, gridKey);
+  if (direct) return { xs: ns, ys: direct };
   const key = `${nMax}|${JSON.stringify(cfArgs)}`;
   if (eq65Memo.key === key) return eq65Memo.value;
   const g = grid(nMax, EQ65_POINTS);
