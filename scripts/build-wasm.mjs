@@ -6,7 +6,7 @@
 //   node scripts/build-wasm.mjs --keep-names  (keeps them, for readable panic stack traces)
 
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { delimiter, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { homedir } from 'node:os';
@@ -30,6 +30,17 @@ function run(cmd, args, opts = {}) {
   }
 }
 
+/** rename, or copy and delete when the two paths are on different file systems. */
+function move(from, to) {
+  try {
+    renameSync(from, to);
+  } catch (err) {
+    if (err.code !== 'EXDEV') throw err;
+    cpSync(from, to, { recursive: true });
+    rmSync(from, { recursive: true, force: true });
+  }
+}
+
 const started = Date.now();
 run('cargo', ['build', '-p', 'depthprod-wasm', '--release', '--target', TARGET]);
 
@@ -41,9 +52,18 @@ if (meta.status !== 0) {
 const targetDir = JSON.parse(meta.stdout).target_directory;
 const input = join(targetDir, TARGET, 'release', 'depthprod_wasm.wasm');
 
-rmSync(OUT_DIR, { recursive: true, force: true });
+// Generate next to www/pkg, then swap it in, so that a page being served meanwhile never sees
+// a half-written or missing pkg/.
+// (The scratch folders live in cargo's target dir, which git ignores.)
+const fresh = join(targetDir, 'www-pkg.new');
+const old = join(targetDir, 'www-pkg.old');
+rmSync(fresh, { recursive: true, force: true });
 const strip = process.argv.includes('--keep-names') ? [] : ['--remove-name-section', '--remove-producers-section'];
-run('wasm-bindgen', ['--target', 'web', '--out-dir', OUT_DIR, '--no-typescript', ...strip, input]);
+run('wasm-bindgen', ['--target', 'web', '--out-dir', fresh, '--no-typescript', ...strip, input]);
+rmSync(old, { recursive: true, force: true });
+if (existsSync(OUT_DIR)) move(OUT_DIR, old);
+move(fresh, OUT_DIR);
+rmSync(old, { recursive: true, force: true });
 
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 for (const name of ['depthprod_wasm_bg.wasm', 'depthprod_wasm.js']) {
