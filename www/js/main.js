@@ -91,20 +91,21 @@ function onChange({ kind, field }) {
   schedule(kind === 'commit');
 }
 
-// The tail plot (the costliest curves, and below the fold) is computed in a second pass right after
-// the main update, unless another input arrives first.
-let tailTimer = 0;
-function scheduleTail() {
-  clearTimeout(tailTimer);
-  tailTimer = setTimeout(() => {
-    tailTimer = 0;
+// Second pass: the convergence plots and the cards, right after the main update unless another input
+// arrives first (while dragging, only the main plot and the readouts follow every frame).
+let secondTimer = 0;
+function scheduleSecond() {
+  clearTimeout(secondTimer);
+  secondTimer = setTimeout(() => {
+    secondTimer = 0;
     try {
-      const res = compute(state, good, { tail: true });
-      if (res.ok) {
-        const xMax = Math.max(res.nMax, 10);
-        plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' });
-        for (const p of res.problems) if (!statusEl.textContent.includes(p)) setStatus(res.problems.join('; '), true);
-      }
+      const res = compute(state, good, { tail: true, remainder: true });
+      if (!res.ok) return;
+      const xMax = Math.max(res.nMax, 10);
+      plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: res.remainder.length ? '' : 'No divergent product among those shown.' });
+      plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' });
+      cards.update(state, good, res);
+      if (res.problems.length) setStatus(res.problems.join('; '), true);
     } catch (e) {
       setStatus(`Unexpected problem: ${e && e.message ? e.message : String(e)}`, true);
     }
@@ -178,7 +179,7 @@ function update(commit, write) {
       setStatus(`The core cannot evaluate yet: ${v.coreDown}`, true);
     }
     const t2 = performance.now();
-    const res = compute(state, good, { tail: false });
+    const res = compute(state, good, { tail: false, remainder: false });
     const t3 = performance.now();
     stats.phase = { validate: t1 - t0, compute: t3 - t2 };
     if (!res.ok) {
@@ -191,7 +192,7 @@ function update(commit, write) {
     } else {
       const t4 = performance.now();
       draw(res);
-      scheduleTail();
+      scheduleSecond();
       stats.phase.draw = performance.now() - t4;
       everDrawn = everDrawn || anyCurve;
       if (res.problems.length) setStatus(res.problems.join('; '), true);
@@ -218,11 +219,7 @@ function draw(res) {
   plots.main.yLog = state.logy;
   plots.main.set({ xMin: 1, xMax, series: res.main, message: empty || (res.main.length ? '' : res.problems.join('; ')) });
   T.push(performance.now());
-  plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: res.remainder.length ? '' : 'No divergent product among those shown.' });
-  T.push(performance.now());
   readouts.render(readoutItems(state, good, res));
-  T.push(performance.now());
-  cards.update(state, good, res);
   T.push(performance.now());
   stats.drawPhases = T.slice(1).map((t, i) => +(t - T[i]).toFixed(2));
 }

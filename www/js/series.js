@@ -64,7 +64,7 @@ export const plotMax = (n) => (n === 'inf' ? 1e18 : n);
  * Computes everything for one state. Returns
  * { ok, grid, nMax, evals, closed, main, remainder, tail, problems }.
  */
-export function compute(state, good, want = { tail: true }) {
+export function compute(state, good, want = { tail: true, remainder: true }) {
   const problems = [];
   const n = good.n;
   const nMax = plotMax(n);
@@ -128,30 +128,36 @@ export function compute(state, good, want = { tail: true }) {
     }
   }
 
-  // Asymptotes of divergent families: (log-product − remainder) + C, i.e. the core's leading terms plus C.
+  // Divergent families: the remainder log P_N − leading terms (second plot) and, for the unscaled and
+  // harmonic families, the asymptote leading terms + C (main plot): the core's 'asymptote' curve, or
+  // with older cores log-product − remainder + C.
   for (const f of on) {
     const ev = evals[f] ?? cachedEval({ ...paramsFor(f, state, good), n }).value;
     const div = ev?.divergent;
     if (!div || !curves[f]) continue;
     const st = FAMILY_STYLE[f];
-    const rem = cachedCurve(paramsFor(f, state, good), 'remainder', ns, gridKey);
-    if (!rem.ok) {
-      problems.push(`${f} remainder: ${rem.error}`);
-      continue;
-    }
+    const p = paramsFor(f, state, good);
     const terms = termsText(div.terms);
     const C = div.constant;
-    remainder.push({ key: `rem-${f}`, label: `${st.name}: log ${st.sym}_N − (${terms})`, short: `${st.name} remainder`, color: st.color, width: 2.2, xs: ns, ys: rem.value, points: few });
-    if (C) remainder.push({ key: `c-${f}`, label: `C (${st.name})`, short: `C ${st.name}`, color: st.color, dash: [7, 4], width: 1.4, hline: C.value, band: [C.lo, C.hi] });
-    if (f === 'unscaled' || f === 'harmonic') {
-      // The core's 'asymptote' curve (leading terms + C); older cores: log-product − remainder + C.
-      let asym = optionalCurve(paramsFor(f, state, good), 'asymptote', ns, gridKey);
-      if (!asym) {
-        const lp = curves[f];
-        const c = C ? C.value : 0;
-        asym = new Float64Array(ns.length);
-        for (let i = 0; i < ns.length; i++) asym[i] = lp[i] - rem.value[i] + c;
-      }
+    const wantAsym = f === 'unscaled' || f === 'harmonic';
+    let asym = wantAsym ? optionalCurve(p, 'asymptote', ns, gridKey) : null;
+    let rem = null;
+    if (want.remainder || (wantAsym && !asym)) {
+      const r = cachedCurve(p, 'remainder', ns, gridKey);
+      if (r.ok) rem = r.value;
+      else problems.push(`${f} remainder: ${r.error}`);
+    }
+    if (rem && want.remainder) {
+      remainder.push({ key: `rem-${f}`, label: `${st.name}: log ${st.sym}_N − (${terms})`, short: `${st.name} remainder`, color: st.color, width: 2.2, xs: ns, ys: rem, points: few });
+      if (C) remainder.push({ key: `c-${f}`, label: `C (${st.name})`, short: `C ${st.name}`, color: st.color, dash: [7, 4], width: 1.4, hline: C.value, band: [C.lo, C.hi] });
+    }
+    if (wantAsym && !asym && rem) {
+      const lp = curves[f];
+      const c = C ? C.value : 0;
+      asym = new Float64Array(ns.length);
+      for (let i = 0; i < ns.length; i++) asym[i] = lp[i] - rem[i] + c;
+    }
+    if (asym) {
       const what = f === 'harmonic' ? `harmonic Θ(N^A): ${terms}${C ? ' + C' : ''}` : `unscaled asymptote ${terms}${C ? ' + C' : ''}`;
       main.push({ key: `asym-${f}`, label: what, short: `${st.name} asymptote`, color: st.color, dash: [5, 4], width: 1.4, xs: ns, ys: asym });
     }
@@ -184,7 +190,7 @@ export function compute(state, good, want = { tail: true }) {
     tail.push({ key: `tail-${f}`, label: `${st.name}: Σ_{l>N} g(l) ≤ bound`, short: `${st.name} tail ≤`, color: st.color, width: 2.2, xs: ns, ys: tl.value, points: few });
   }
 
-  return { ok: true, withTail: !!want.tail, grid: ns, nMax, n, evals, evalErrors, closed, main, remainder, tail, problems, label: depthLabel(n) };
+  return { ok: true, grid: ns, nMax, n, evals, evalErrors, closed, main, remainder, tail, problems, label: depthLabel(n) };
 }
 
 // Curve kinds a core may not have yet: remembered once refused as unknown.
