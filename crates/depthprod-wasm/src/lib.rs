@@ -10,7 +10,7 @@
 //! | export | arguments | returns |
 //! |---|---|---|
 //! | `evaluate(request)` | `{family, a, b, variance, n}` | the core `Evaluation` as a plain object |
-//! | `curve(params, kind, ns)` | params without `n`; `'log-product' \| 'remainder' \| 'tail'`; `Float64Array` | `Float64Array`, same length as `ns` |
+//! | `curve(params, kind, ns)` | params without `n`; a core curve kind (`'log-product'`, `'remainder'`, `'tail'`, ...); `Float64Array` | `Float64Array`, same length as `ns` |
 //! | `depthGrid(nMax, count)` | numbers | `Float64Array` of log-spaced integer depths |
 //! | `parseList(text)` | string | `Float64Array` of variances |
 //! | `closedForms({a, b, c, q, lambda, n})` | numbers (`c`, `q`, `lambda`, `n` optional) | `{zeta_bound, eq65, exponential_bound}` |
@@ -68,23 +68,12 @@ pub fn evaluate(request: JsValue) -> Result<JsValue, JsError> {
 }
 
 /// `curve(params, kind, ns)`: the curve's central value at each depth of `ns` (integers in
-/// 1..=1e18), as a `Float64Array` of the same length.
+/// 1..=1e18), as a `Float64Array` of the same length. `kind` is any name the core's
+/// `CurveKind` parses (`'log-product'`, `'remainder'`, `'tail'`, and the overlays it adds).
 #[wasm_bindgen]
 pub fn curve(params: JsValue, kind: &str, ns: &[f64]) -> Result<Vec<f64>, JsError> {
     let params = params_from_js(&params)?;
-    let kind = match kind {
-        "log-product" => CurveKind::LogProduct,
-        "remainder" => CurveKind::Remainder,
-        "tail" => CurveKind::Tail,
-        other => {
-            return Err(Error::UnknownName {
-                what: "curve kind",
-                text: other.to_string(),
-                allowed: "log-product, remainder, tail",
-            }
-            .into())
-        }
-    };
+    let kind: CurveKind = kind.parse()?;
     let mut out = vec![0.0; ns.len()];
     Plan::new(&params)?.curve(kind, ns, &mut out)?;
     Ok(out)

@@ -249,6 +249,13 @@ fn curve_has_the_length_of_its_input() {
         ns.len()
     );
     assert!(api::curve(params, "log-product", &[]).unwrap().is_empty());
+    // Every kind the core parses passes through, overlays included.
+    let unscaled =
+        js(r#"{"family":"unscaled","a":1,"b":1,"variance":{"kind":"power","c":1,"q":1}}"#);
+    for kind in ["remainder", "leading", "asymptote", "linear-claim"] {
+        let out = api::curve(unscaled.clone(), kind, &ns).unwrap();
+        assert_eq!(out.len(), ns.len(), "{kind}");
+    }
 }
 
 #[wasm_bindgen_test]
