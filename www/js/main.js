@@ -24,14 +24,12 @@ let pendingCommit = false;
 let everDrawn = false;
 const stats = { updates: 0, last: 0, times: [] };
 window.depthprodStats = stats;
-window.__depthprodDebug = {};
 
 const plots = {
   main: new Plot(document.querySelector('[data-plot="main"]'), { yLabel: 'log of the product', legend: document.getElementById('legend-main') }),
   remainder: new Plot(document.querySelector('[data-plot="remainder"]'), { yLabel: 'remainder', legend: document.getElementById('legend-remainder') }),
   tail: new Plot(document.querySelector('[data-plot="tail"]'), { yLabel: 'tail bound', yLog: true, snapDecades: true, legend: document.getElementById('legend-tail') }),
 };
-window.__depthprodDebug.plots = plots;
 const readouts = new Readouts(document.getElementById('readouts'));
 const cards = new Cards(document.getElementById('cards'));
 const rotation = new RotationPanel(document.querySelector('.rotation-panel'));
