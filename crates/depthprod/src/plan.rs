@@ -450,6 +450,8 @@ struct PowerPlan {
     ds: Vec<f64>,
     /// Z(s_k, M) with errors.
     z_m: Vec<(f64, f64)>,
+    /// suffix[k] = sum_{j>k} c_j kappa^j Z(s_j, M): (value, rounding error, sum |c_j kappa^j| ds_j |Z(s_j, M)|).
+    suffix: Vec<(f64, f64, f64)>,
     rho_kappa: f64,
     /// Truncation bound of the k-series from M on.
     trunc_m: f64,
@@ -528,6 +530,7 @@ impl PowerPlan {
             }
         }
         let divergent = !zero && (1..=k).any(|i| s[i] <= 1.0 && coef[i].0 != 0.0);
+        let suffix = suffix_sums(&coef, &z_m, &ds);
         let mut plan = PowerPlan {
             term,
             prefix,
@@ -538,6 +541,7 @@ impl PowerPlan {
             coef,
             s,
             ds,
+            suffix,
             z_m,
             rho_kappa,
             trunc_m,
@@ -644,8 +648,11 @@ impl PowerPlan {
             acc.add(v, e);
             let (x_b, ln_b) = (b.powf(-self.term.p), b.ln());
             let x_rel = 3.0 * U + self.term.p_err * ln_b;
+            // Only the first k_b terms need Z(kp, b); beyond, Z(kp, b) is bounded by the
+            // truncation formula at b and the Z(kp, M) parts come precomputed (suffix sums).
+            let k_b = self.terms_needed_at(b);
             let mut xk = 1.0;
-            for i in 1..=self.k {
+            for i in 1..=k_b {
                 xk *= x_b;
                 let (c, ce) = self.coef[i];
                 if c == 0.0 && ce == 0.0 {
@@ -664,9 +671,34 @@ impl PowerPlan {
                 let t = c * d;
                 acc.add(t, ce * d.abs() + c.abs() * de + U * t.abs());
             }
-            (acc.value(), acc.error() + self.trunc_m)
+            let (rest, rest_err, rest_ds) = self.suffix[k_b];
+            acc.add(rest, rest_err + rest_ds * ln_b * 1.01);
+            let trunc_b = if k_b < self.k {
+                series_truncation(self.rho_kappa, self.term.p, b, k_b)
+            } else {
+                0.0
+            };
+            (acc.value(), acc.error() + self.trunc_m + trunc_b)
         };
         (value, err + self.depth_rounding(n, b))
+    }
+
+    /// Number of series terms whose Z(kp, b) must be evaluated at b >= M: all with kp <= 1, then
+    /// until the truncation bound at b is below the target.
+    fn terms_needed_at(&self, b: f64) -> usize {
+        let p = self.term.p;
+        let k0 = ((1.0 / p).floor() as usize).clamp(1, self.k);
+        let theta = self.rho_kappa * b.powf(-p) * (1.0 + 1e-12);
+        let k0p = (k0 + 1) as f64 * p - 1.0;
+        if theta >= 1.0 || k0p <= 0.0 {
+            return self.k;
+        }
+        // For k >= k0 the bound of `series_truncation` is at most
+        // exp(c0 + (k+1) log theta) with c0 = log(2/(k0+1)) + log(1 + b/k0p) - log(1 - theta):
+        // solve for k instead of trying every k.
+        let c0 = (2.0 / (k0 + 1) as f64).ln() + (1.0 + b / k0p).ln() - (-theta).ln_1p();
+        let needed = ((TOL.ln() - c0) / theta.ln()).ceil() - 1.0;
+        (needed.max(k0 as f64) as usize).min(self.k)
     }
 
     /// Error from evaluating at b = fl(n + 1) instead of n + 1 (only for n > 2^53).
@@ -693,8 +725,9 @@ impl PowerPlan {
             let mut acc = Accumulator::new();
             let (x_b, ln_b) = (b.powf(-self.term.p), b.ln());
             let x_rel = 3.0 * U + self.term.p_err * ln_b;
+            let k_b = self.terms_needed_at(b);
             let mut xk = 1.0;
-            for i in 1..=self.k {
+            for i in 1..=k_b {
                 xk *= x_b;
                 let (c, ce) = self.coef[i];
                 if c == 0.0 && ce == 0.0 {
@@ -708,7 +741,7 @@ impl PowerPlan {
                     break;
                 }
             }
-            let trunc = series_truncation(self.rho_kappa, self.term.p, b, self.k);
+            let trunc = series_truncation(self.rho_kappa, self.term.p, b, k_b);
             (acc.value(), acc.error() + trunc + self.depth_rounding(n, b))
         } else {
             let (s, se) = self.sum(n);
@@ -748,7 +781,7 @@ impl PowerPlan {
         acc.add(self.infinity.0, 0.0);
         let x_b = b.powf(-self.term.p);
         let mut xk = 1.0;
-        for i in 1..=self.k {
+        for i in 1..=self.terms_needed_at(b) {
             xk *= x_b;
             let (c, _) = self.coef[i];
             if c == 0.0 {
@@ -768,6 +801,23 @@ impl PowerPlan {
         }
         acc.value()
     }
+}
+
+/// suffix[k] = sum_{j>k} coef_j Z_j(M) with its rounding error and exponent-error weight.
+fn suffix_sums(coef: &[(f64, f64)], z_m: &[(f64, f64)], ds: &[f64]) -> Vec<(f64, f64, f64)> {
+    let k = coef.len() - 1;
+    let mut out = vec![(0.0, 0.0, 0.0); k + 1];
+    let mut acc = Accumulator::new();
+    let mut ds_weight = 0.0;
+    for j in (1..=k).rev() {
+        out[j] = (acc.value(), acc.error(), ds_weight);
+        let ((c, ce), (z, ze)) = (coef[j], z_m[j]);
+        let t = c * z;
+        acc.add(t, ce * z.abs() + c.abs() * ze + U * t.abs());
+        ds_weight += c.abs() * ds[j] * z.abs();
+    }
+    out[0] = (acc.value(), acc.error(), ds_weight);
+    out
 }
 
 /// Z(s, a) at a large a with a^-s = `x` known (relative error `x_rel`).
