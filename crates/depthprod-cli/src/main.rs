@@ -48,7 +48,8 @@ enum Command {
         /// Number of log-spaced points.
         #[arg(long, default_value_t = 200)]
         points: usize,
-        /// log-product, remainder (log P_N minus leading terms), tail (upper bound), leading.
+        /// log-product, remainder (log P_N minus leading terms), tail (upper bound), leading,
+        /// asymptote (leading terms + C), eq65-exponent, linear-claim (log N + log P_1).
         #[arg(long, default_value = "log-product")]
         kind: String,
     },
@@ -492,6 +493,9 @@ fn kind_name(kind: CurveKind) -> &'static str {
         CurveKind::Remainder => "remainder",
         CurveKind::Tail => "tail_upper",
         CurveKind::Leading => "leading",
+        CurveKind::Asymptote => "asymptote",
+        CurveKind::Eq65Exponent => "eq65_exponent",
+        CurveKind::LinearClaim => "linear_claim",
     }
 }
 
