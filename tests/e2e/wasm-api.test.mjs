@@ -15,8 +15,19 @@ test('exports exactly the documented API', () => {
   // default/initSync are wasm-bindgen's loaders; start (the panic hook, run by init) is exported
   // by wasm-bindgen whatever its visibility, and is harmless to call again.
   const names = Object.keys(api).filter((k) => !['default', 'initSync', 'start'].includes(k)).sort();
-  assert.deepEqual(names, ['closedForms', 'curve', 'depthGrid', 'evaluate', 'parseList', 'rotation', 'version'].sort());
+  assert.deepEqual(names, ['Product', 'closedForms', 'curve', 'depthGrid', 'evaluate', 'parseList', 'rotation', 'version'].sort());
   assert.match(api.version(), /^\d+\.\d+\.\d+/);
+});
+
+test('a prepared Product answers like the free functions and frees cleanly', () => {
+  const product = new api.Product(scaled);
+  const ns = new Float64Array([1, 10, 1e6, 1e18]);
+  assert.deepEqual([...product.curve('log-product', ns)], [...api.curve(scaled, 'log-product', ns)]);
+  assert.equal(product.evaluate(1e6).log_product.value, api.evaluate({ ...scaled, n: 1e6 }).log_product.value);
+  assert.equal(product.maxDepth(), 1e18);
+  assert.throws(() => product.curve('slope', ns), /unknown curve kind "slope"/);
+  product.free();
+  assert.throws(() => new api.Product({ ...scaled, a: -1 }), /A = -1 is outside/);
 });
 
 test('errors are thrown as Error objects carrying the core message', () => {

@@ -46,6 +46,38 @@ function call(name, ...args) {
 export const has = (name) => !!wasm && typeof wasm[name] === 'function';
 
 export const evaluate = (params) => call('evaluate', params);
+
+/**
+ * A prepared product (`new Product(params)` in wasm): validation and preparation happen once, then
+ * `evaluateAt(n)` and `curveOf(kind, ns)` reuse them. Returns { ok, value } like every call here;
+ * the caller frees it (`value.free()`) when it is evicted.
+ */
+export function product(params) {
+  if (!wasm) return { ok: false, error: initError || 'the WebAssembly core is still loading' };
+  try {
+    return { ok: true, value: new wasm.Product(params) };
+  } catch (e) {
+    return { ok: false, error: messageOf(e) };
+  }
+}
+
+/** `prepared.evaluate(n)` as { ok, value }. */
+export function evaluateAt(prepared, n) {
+  try {
+    return { ok: true, value: prepared.evaluate(n) };
+  } catch (e) {
+    return { ok: false, error: messageOf(e) };
+  }
+}
+
+/** `prepared.curve(kind, ns)` as { ok, value }. */
+export function curveOf(prepared, kind, ns) {
+  try {
+    return { ok: true, value: prepared.curve(kind, ns) };
+  } catch (e) {
+    return { ok: false, error: messageOf(e) };
+  }
+}
 export const curve = (params, kind, ns) => call('curve', params, kind, ns);
 export const depthGrid = (nMax, count) => call('depthGrid', nMax, count);
 export const parseList = (text) => call('parseList', text);

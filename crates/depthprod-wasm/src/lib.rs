@@ -15,6 +15,7 @@
 //! | `parseList(text)` | string | `Float64Array` of variances |
 //! | `closedForms({a, b, c, q, lambda, n})` | numbers (`c`, `q`, `lambda`, `n` optional) | `{zeta_bound, eq65, exponential_bound}` |
 //! | `rotation(theta, r, n)` | numbers | `{angle, matrix: [m00, m01, m10, m11], norm}` |
+//! | `new Product(params)` | params without `n` | a prepared product: `.evaluate(n)`, `.curve(kind, ns)`, `.maxDepth()`, `.free()` |
 //! | `version()` | | the crate version |
 //!
 //! (wasm-bindgen adds `default` and `initSync`, the loaders, and `start`, the panic hook that
@@ -55,28 +56,62 @@ pub fn version() -> String {
 /// `n` is a number (`null` for N = infinity).
 #[wasm_bindgen]
 pub fn evaluate(request: JsValue) -> Result<JsValue, JsError> {
-    let params = params_from_js(&request)?;
-    let depth = depth_from_js(&field(&request, "n")?)?;
-    let mut evaluation = Plan::new(&params)?.evaluate(depth)?;
-    // serde-wasm-bindgen refuses u64 values above 2^53; a JS number is what the page wants, so
-    // `n` is set by hand (exact for every n the page can type, nearest double otherwise).
-    let n = evaluation.n.take();
-    let out = to_js(&evaluation)?;
-    let n = n.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64));
-    Reflect::set(&out, &JsValue::from_str("n"), &n).map_err(js_to_error)?;
-    Ok(out)
+    Product::new(&request)?.evaluate(&field(&request, "n")?)
 }
 
 /// `curve(params, kind, ns)`: the curve's central value at each depth of `ns` (integers in
-/// 1..=1e18), as a `Float64Array` of the same length. `kind` is any name the core's
-/// `CurveKind` parses (`'log-product'`, `'remainder'`, `'tail'`, and the overlays it adds).
+/// 1..=1e18), as a `Float64Array` of the same length. `kind` is any curve kind the core parses.
 #[wasm_bindgen]
 pub fn curve(params: JsValue, kind: &str, ns: &[f64]) -> Result<Vec<f64>, JsError> {
-    let params = params_from_js(&params)?;
-    let kind: CurveKind = kind.parse()?;
-    let mut out = vec![0.0; ns.len()];
-    Plan::new(&params)?.curve(kind, ns, &mut out)?;
-    Ok(out)
+    Product::new(&params)?.curve(kind, ns)
+}
+
+/// A prepared product, for callers that ask several questions of one parameter set (the page,
+/// once per animation frame): `new Product(params)` validates and prepares once, then
+/// `evaluate(n)` and `curve(kind, ns)` reuse that preparation. Call `free()` when done.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct Product {
+    plan: Plan,
+}
+
+#[wasm_bindgen]
+impl Product {
+    /// `new Product({family, a, b, variance})`; throws the core's message on bad parameters.
+    #[wasm_bindgen(constructor)]
+    pub fn new(params: &JsValue) -> Result<Product, JsError> {
+        let params = params_from_js(params)?;
+        Ok(Product {
+            plan: Plan::new(&params)?,
+        })
+    }
+
+    /// Everything at depth `n` (a number, `Infinity`, or a string such as `'1e6'` or `'inf'`).
+    pub fn evaluate(&self, n: &JsValue) -> Result<JsValue, JsError> {
+        let depth = depth_from_js(n)?;
+        let mut evaluation = self.plan.evaluate(depth)?;
+        // serde-wasm-bindgen refuses u64 values above 2^53; a JS number is what the page wants, so
+        // `n` is set by hand (exact for every n the page can type, nearest double otherwise).
+        let n = evaluation.n.take();
+        let out = to_js(&evaluation)?;
+        let n = n.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64));
+        Reflect::set(&out, &JsValue::from_str("n"), &n).map_err(js_to_error)?;
+        Ok(out)
+    }
+
+    /// The curve `kind` at each depth of `ns`, as a `Float64Array` of the same length.
+    pub fn curve(&self, kind: &str, ns: &[f64]) -> Result<Vec<f64>, JsError> {
+        let kind: CurveKind = kind.parse()?;
+        let mut out = vec![0.0; ns.len()];
+        self.plan.curve(kind, ns, &mut out)?;
+        Ok(out)
+    }
+
+    /// The largest depth this product accepts (1e18, or a measured list's length).
+    #[wasm_bindgen(js_name = maxDepth)]
+    pub fn max_depth(&self) -> f64 {
+        self.plan.max_depth() as f64
+    }
 }
 
 /// `depthGrid(nMax, count)`: up to `count` log-spaced integer depths from 1 to `nMax`.

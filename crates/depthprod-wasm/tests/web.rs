@@ -357,3 +357,33 @@ fn rotation_passes_through_the_core_values() {
     assert!(thrown_message(api::rotation(0.5, 1.5, 10.0).unwrap_err()).contains("whole number"));
     assert!(thrown_message(api::rotation(0.5, 1.0, 2.5).unwrap_err()).contains("not a valid depth"));
 }
+
+#[wasm_bindgen_test]
+fn a_prepared_product_answers_like_the_free_functions() {
+    let params = js(&format!("{SCALED}}}"));
+    let product = api::Product::new(&params).unwrap();
+    let ns = [1.0, 10.0, 1e6, 1e18];
+    assert_eq!(
+        product.curve("log-product", &ns).unwrap(),
+        api::curve(params.clone(), "log-product", &ns).unwrap()
+    );
+    let ev = product.evaluate(&JsValue::from_f64(1e6)).unwrap();
+    let free = api::evaluate(js(&format!("{SCALED},\"n\":1000000}}"))).unwrap();
+    assert_eq!(
+        num(&ev, "log_product.value"),
+        num(&free, "log_product.value")
+    );
+    assert_eq!(num(&ev, "n"), 1e6);
+    assert_eq!(product.max_depth(), 1e18);
+    let message = thrown_message(product.curve("bogus", &ns).unwrap_err());
+    assert!(message.contains("unknown curve kind"), "{message}");
+    let bad = api::Product::new(&js(
+        r#"{"family":"scaled","a":-1,"b":1,"variance":{"kind":"power","c":1,"q":1}}"#,
+    ));
+    assert!(thrown_message(bad.unwrap_err()).starts_with("A = -1"));
+    let list = api::Product::new(&js(
+        r#"{"family":"unscaled","a":1,"b":1,"variance":{"kind":"measured","values":[1,2,3]}}"#,
+    ))
+    .unwrap();
+    assert_eq!(list.max_depth(), 3.0);
+}
