@@ -89,27 +89,6 @@ function onChange({ kind, field }) {
   schedule(kind === 'commit');
 }
 
-// Second pass: the convergence plots and the cards, right after the main update unless another input
-// arrives first (while dragging, only the main plot and the readouts follow every frame).
-let secondTimer = 0;
-function scheduleSecond() {
-  clearTimeout(secondTimer);
-  secondTimer = setTimeout(() => {
-    secondTimer = 0;
-    try {
-      const res = compute(state, good, { tail: true, remainder: true });
-      if (!res.ok) return;
-      const xMax = Math.max(res.nMax, 10);
-      plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: res.remainder.length ? '' : 'No divergent product among those shown.' });
-      plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' });
-      cards.update(state, good, res);
-      if (res.problems.length) setStatus(res.problems.join('; '), true);
-    } catch (e) {
-      setStatus(`Unexpected problem: ${e && e.message ? e.message : String(e)}`, true);
-    }
-  }, 40);
-}
-
 function onPreset(name) {
   const make = PRESETS[name];
   if (!make) return;
@@ -177,7 +156,7 @@ function update(commit, write) {
       setStatus(`The core cannot evaluate yet: ${v.coreDown}`, true);
     }
     const t2 = performance.now();
-    const res = compute(state, good, { tail: false, remainder: false });
+    const res = compute(state, good, { tail: true, remainder: true });
     const t3 = performance.now();
     stats.phase = { validate: t1 - t0, compute: t3 - t2 };
     if (!res.ok) {
@@ -190,7 +169,6 @@ function update(commit, write) {
     } else {
       const t4 = performance.now();
       draw(res);
-      scheduleSecond();
       stats.phase.draw = performance.now() - t4;
       everDrawn = everDrawn || anyCurve;
       if (res.problems.length) setStatus(res.problems.join('; '), true);
@@ -218,6 +196,11 @@ function draw(res) {
   plots.main.set({ xMin: 1, xMax, series: res.main, message: empty || (res.main.length ? '' : res.problems.join('; ')) });
   T.push(performance.now());
   readouts.render(readoutItems(state, good, res));
+  T.push(performance.now());
+  // The second row of plots and the cards: one pass with the main plot, so a frame shows one state.
+  plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: res.remainder.length ? '' : 'No divergent product among those shown.' });
+  plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' });
+  cards.update(state, good, res);
   T.push(performance.now());
   stats.drawPhases = T.slice(1).map((t, i) => +(t - T[i]).toFixed(2));
 }
