@@ -383,6 +383,23 @@ export class Plot {
     }
   }
 
+  /**
+   * Paints the plot (axes, ticks, curves, reference lines; no crosshair) into another 2D context —
+   * an offscreen canvas or export.js's SVG recorder — at W×H CSS px and `scale` device px per px.
+   * The on-screen canvas and its mapping are left as they were. Returns the frame rect used.
+   */
+  paintTo(ctx, W, H, scale = 1) {
+    const keep = {};
+    for (const k of PAINT_STATE) keep[k] = this[k];
+    Object.assign(this, { ctx, octx: null, cssW: W, cssH: H, dpr: scale });
+    try {
+      this.draw();
+      return { ...this.rect };
+    } finally {
+      Object.assign(this, keep);
+    }
+  }
+
   /** Refreshes legend colours after a theme change. */
   recolour() {
     this.legendKey = '';
@@ -533,8 +550,11 @@ export class Plot {
   }
 }
 
+// What draw() reads or sets, saved and restored around paintTo().
+const PAINT_STATE = ['ctx', 'octx', 'cssW', 'cssH', 'dpr', 'rect', 'lx0', 'lx1', 'ly0', 'ly1', 'yMin', 'yMax'];
+
 /** Index of the entry of sorted `xs` nearest to x (in log space); -1 when empty. */
-function nearest(xs, x) {
+export function nearest(xs, x) {
   const n = xs.length;
   if (!n) return -1;
   let lo = 0;
