@@ -86,19 +86,42 @@ impl PowerTerm {
 
     /// E(t) = sum_{j=1}^{m} B_2j/(2j)! g^(2j-1)(t), with an error bound; from the Taylor jet of
     /// eta -> g(t (1 + eta)), whose coefficients are g^(k)(t) t^k / k!.
+    ///
+    /// Far from the origin the high terms are negligible: by the Cauchy estimate
+    /// |B_2j/(2j)! g^(2j-1)(t)| <= |B_2j|/(2j) G / (t sin alpha)^(2j-1), and once t sin alpha >= 6
+    /// successive bounds at least halve, so the terms beyond j' cost at most twice the first
+    /// omitted bound. Only j <= j' are computed.
     pub(crate) fn endpoint_correction(&self, t: f64) -> (f64, f64) {
-        const ORDER: usize = 2 * EM_TERMS; // coefficients 0..ORDER-1
+        const MAX_ORDER: usize = 2 * EM_TERMS; // coefficients 0..MAX_ORDER-1
+        let sin_alpha = self.sector().sin();
+        let r = t * sin_alpha;
+        let (terms, skipped) = if r >= 6.0 {
+            let g_t = self.complex_bound(t * (1.0 - sin_alpha));
+            let mut j = 1;
+            loop {
+                let next = BERNOULLI_2J[j + 1].abs() / (2 * (j + 1)) as f64
+                    * g_t
+                    * r.powi(-(2 * j as i32 + 1));
+                if j == EM_TERMS || next <= 2f64.powi(-64) {
+                    break (j, if j == EM_TERMS { 0.0 } else { 2.0 * next });
+                }
+                j += 1;
+            }
+        } else {
+            (EM_TERMS, 0.0)
+        };
+        let order = 2 * terms; // coefficients 0..order-1
         let p = self.p;
         // u_j = binom(-p, j): (1 + eta)^-p
-        let mut u = [0.0; ORDER];
+        let mut u = [0.0; MAX_ORDER];
         u[0] = 1.0;
-        for j in 1..ORDER {
+        for j in 1..order {
             u[j] = u[j - 1] * (-p - (j as f64) + 1.0) / j as f64;
         }
         let x0 = self.x(t);
         // w = 1 + A x0 u + B x0^2 (u*u)
-        let mut w = [0.0; ORDER];
-        for j in 0..ORDER {
+        let mut w = [0.0; MAX_ORDER];
+        for j in 0..order {
             let mut uu = 0.0;
             for i in 0..=j {
                 uu += u[i] * u[j - i];
@@ -107,9 +130,9 @@ impl PowerTerm {
         }
         let w0 = 1.0 + w[0];
         // L = log w: L_j = (w_j - (1/j) sum_{i=1}^{j-1} i L_i w_{j-i}) / w0
-        let mut l = [0.0; ORDER];
-        let mut mag = [0.0; ORDER]; // running magnitudes for the rounding bound
-        for j in 1..ORDER {
+        let mut l = [0.0; MAX_ORDER];
+        let mut mag = [0.0; MAX_ORDER]; // running magnitudes for the rounding bound
+        for j in 1..order {
             let mut acc = w[j];
             let mut acc_mag = w[j].abs();
             for i in 1..j {
@@ -124,7 +147,7 @@ impl PowerTerm {
         let mut scale = inv_t; // t^-(2j-1)
         let mut value = 0.0;
         let mut bound = 0.0;
-        for j in 1..=EM_TERMS {
+        for j in 1..=terms {
             let k = 2 * j - 1;
             let coef = BERNOULLI_2J[j] / (2 * j) as f64;
             let term = coef * l[k] * scale;
@@ -132,10 +155,11 @@ impl PowerTerm {
             bound += (coef * mag[k] * scale).abs();
             scale *= inv_t * inv_t;
         }
-        // Rounding in the jet recurrences grows at most linearly in the order; 4 ORDER^2 u of the
-        // magnitudes is a generous cover, plus the relative error of x0 itself (times the order,
-        // since L_k is a polynomial of degree <= k in x0... bounded by its magnitude).
-        let err = bound * ((4 * ORDER * ORDER) as f64 * U + ORDER as f64 * self.x_rel(t))
+        // Rounding in the jet recurrences grows at most linearly in the order; 4 order^2 u of the
+        // magnitudes is a generous cover, plus the relative error of x0 itself (times the order).
+        let err = bound
+            * ((4 * MAX_ORDER * MAX_ORDER) as f64 * U + MAX_ORDER as f64 * self.x_rel(t))
+            + skipped
             + f64::MIN_POSITIVE;
         (value, err)
     }
@@ -160,11 +184,56 @@ impl PowerTerm {
         s / (5.0 / 3.0 - s)
     }
 
-    /// Gauss-Legendre on [a, b] (b no further than the panel from a): (value, error bound).
+    /// Gauss-Legendre over a whole panel [a, b], b <= a (1 + 2 beta): (value, error bound).
     pub(crate) fn panel_integral(&self, a: f64, b: f64) -> (f64, f64) {
-        let (nodes, weights) = gauss::rule();
         let h = 0.5 * (b - a);
-        let c = 0.5 * (a + b);
+        let g_bound = self.complex_bound(a * (1.0 - 2.0 * self.panel_beta() / 3.0));
+        let (value, rounding) = self.gauss(24, a, b);
+        (
+            value,
+            rounding + gauss::error_factor(24, gauss::RHO) * g_bound * h,
+        )
+    }
+
+    /// Gauss-Legendre over [lo, hi] inside the panel [a, a + 2h] (h = beta a), with the fewest
+    /// nodes whose bound is below `target`. The sub-interval's Bernstein ellipse E_rho' lies in the
+    /// panel's certified disk (centre a + h, radius 5h/3) when its semi-major axis
+    /// h' (rho' + 1/rho')/2 <= 5h/3 - |c' - (a + h)|, so short sub-intervals get a large rho'.
+    fn sub_integral(&self, a: f64, lo: f64, hi: f64, target: f64) -> (f64, f64) {
+        let h = self.panel_beta() * a;
+        let h_sub = 0.5 * (hi - lo);
+        if h_sub <= 0.0 {
+            return (0.0, 0.0);
+        }
+        let offset = (0.5 * (lo + hi) - (a + h)).abs();
+        let x = 2.0 * (5.0 * h / 3.0 - offset) / h_sub;
+        let rho = if x > 2.0 {
+            0.5 * (x + (x * x - 4.0).sqrt()) * (1.0 - 1e-12)
+        } else {
+            1.0
+        };
+        let g_bound = self.complex_bound(a * (1.0 - 2.0 * self.panel_beta() / 3.0));
+        let mut n = 24;
+        let mut quad = f64::INFINITY;
+        if rho > 1.0 {
+            for order in gauss::ORDERS {
+                let e = gauss::error_factor(order, rho) * g_bound * h_sub;
+                if e <= target || order == 24 {
+                    n = order;
+                    quad = e;
+                    break;
+                }
+            }
+        }
+        let (value, rounding) = self.gauss(n, lo, hi);
+        (value, rounding + quad)
+    }
+
+    /// The n-point rule on [lo, hi]: (value, rounding error bound).
+    fn gauss(&self, n: usize, lo: f64, hi: f64) -> (f64, f64) {
+        let (nodes, weights) = gauss::rule(n);
+        let h = 0.5 * (hi - lo);
+        let c = 0.5 * (lo + hi);
         let mut acc = Accumulator::new();
         for (x, w) in nodes.iter().zip(weights) {
             let (g, ge) = self.g(c + h * x);
@@ -172,10 +241,7 @@ impl PowerTerm {
             acc.add(w * g, w * (ge + g * (2.0 * self.p + 8.0) * U));
         }
         let value = h * acc.value();
-        let rounding = h * acc.error() + 2.0 * U * value.abs();
-        let beta = self.panel_beta();
-        let quad = gauss::error_factor() * self.complex_bound(a * (1.0 - 2.0 * beta / 3.0)) * h;
-        (value, rounding + quad)
+        (value, h * acc.error() + 2.0 * U * value.abs())
     }
 }
 
@@ -234,10 +300,22 @@ impl EmRegion {
         };
         let mut acc = Accumulator::new();
         let (ci, ce) = self.cum[i];
-        acc.add(ci, ce);
+        let target = 2f64.powi(-62) * ci.abs().max(1.0);
         if t > self.bounds[i] {
-            let (v, e) = self.term.panel_integral(self.bounds[i], t);
-            acc.add(v, e);
+            // integrate over the shorter side of t within its panel
+            let (a, b) = (self.bounds[i], self.bounds[i + 1]);
+            if t - a <= b - t {
+                acc.add(ci, ce);
+                let (v, e) = self.term.sub_integral(a, a, t, target);
+                acc.add(v, e);
+            } else {
+                let (cn, cne) = self.cum[i + 1];
+                acc.add(cn, cne);
+                let (v, e) = self.term.sub_integral(a, t, b, target);
+                acc.add(-v, e);
+            }
+        } else {
+            acc.add(ci, ce);
         }
         let (gt, gte) = self.term.g(t);
         acc.add(0.5 * self.g_start.0, 0.5 * self.g_start.1);
