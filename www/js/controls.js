@@ -18,6 +18,30 @@ const MAPS = {
   n: { toValue: (s) => Math.max(1, Math.round(s < 2 ? 10 ** s : snap(10 ** s))), toSlider: (v) => (v === 'inf' ? 18 : Math.log10(v)) },
 };
 
+/**
+ * PageUp / PageDown move a range input by 10 of its steps (Chromium's own jump is a tenth of the
+ * range, which is 180 steps on the N slider). Arrow keys, Home and End keep their native behaviour.
+ * The new value goes through the usual input and change events, like a drag that ends.
+ */
+export function bigSteps(slider, steps = 10) {
+  slider.addEventListener('keydown', (ev) => {
+    if ((ev.key !== 'PageUp' && ev.key !== 'PageDown') || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    ev.preventDefault();
+    const step = Number(slider.step) || 1;
+    const min = Number(slider.min || 0);
+    const max = Number(slider.max || 100);
+    const from = Number(slider.value);
+    // Round to the step grid so repeated jumps do not accumulate binary fractions.
+    const decimals = (String(slider.step).split('.')[1] || '').length;
+    const to = Math.min(max, Math.max(min, from + (ev.key === 'PageUp' ? steps : -steps) * step));
+    const value = to.toFixed(decimals);
+    if (Number(value) === from) return;
+    slider.value = value;
+    slider.dispatchEvent(new Event('input', { bubbles: true }));
+    slider.dispatchEvent(new Event('change', { bubbles: true }));
+  });
+}
+
 export class Controls {
   /**
    * @param {(change: {kind: 'input'|'commit', field?: string}) => void} onChange
@@ -103,6 +127,7 @@ export class Controls {
     for (const b of document.querySelectorAll('[data-preset]')) {
       b.addEventListener('click', () => onPreset(b.dataset.preset));
     }
+    for (const sl of document.querySelectorAll('input[type="range"]')) bigSteps(sl);
   }
 
   /** q follows ε in the LNS regime (q = 2 − ε is a change of variable, not a computation). */

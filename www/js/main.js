@@ -12,6 +12,8 @@ import { Cards } from './cards.js';
 import { RotationPanel } from './rotation.js';
 import { PRESETS } from './presets.js';
 import { depthLabel } from './format.js';
+import { Share } from './share.js';
+import { Access } from './access.js';
 
 const statusEl = document.getElementById('status');
 let state;
@@ -33,6 +35,10 @@ const plots = {
 const readouts = new Readouts(document.getElementById('readouts'));
 const cards = new Cards(document.getElementById('cards'));
 const rotation = new RotationPanel(document.querySelector('.rotation-panel'));
+// Share / export toolbar (absent in pages without it) and the settled announcements + plot tables.
+const shareBar = document.querySelector('[data-share-bar]');
+const share = shareBar ? new Share(shareBar, plots.main) : null;
+const access = new Access(plots);
 
 function setStatus(text, isError) {
   if (statusEl.textContent !== text) statusEl.textContent = text;
@@ -201,6 +207,8 @@ function draw(res) {
   plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: res.remainder.length ? '' : 'No divergent product among those shown.' });
   plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' });
   cards.update(state, good, res);
+  share?.set(state, good, res);
+  access.set(state, good, res);
   T.push(performance.now());
   stats.drawPhases = T.slice(1).map((t, i) => +(t - T[i]).toFixed(2));
 }

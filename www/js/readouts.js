@@ -6,7 +6,8 @@ import { certifiedText, enclosureText, directed, plain, termsText, depthLabel, f
 import { FAMILY_STYLE } from './series.js';
 import { FAMILIES } from './state.js';
 
-const LIVE = new Set(['log-product-unscaled', 'log-product-scaled', 'log-product-harmonic', 'log-product-sqrt-scaled', 'limit-scaled']);
+// No live region per value (it would speak on every frame of a drag): access.js announces the key
+// numbers once they settle.
 
 export class Readouts {
   constructor(dl) {
@@ -52,7 +53,6 @@ export class Readouts {
     const val = document.createElement('div');
     val.className = 'val';
     val.dataset.testid = id;
-    if (LIVE.has(id)) val.setAttribute('aria-live', 'polite');
     const num = document.createElement('span');
     num.className = 'num';
     const approx = document.createElement('span');
