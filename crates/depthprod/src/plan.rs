@@ -650,7 +650,7 @@ impl PowerPlan {
             let x_rel = 3.0 * U + self.term.p_err * ln_b;
             // Only the first k_b terms need Z(kp, b); beyond, Z(kp, b) is bounded by the
             // truncation formula at b and the Z(kp, M) parts come precomputed (suffix sums).
-            let k_b = self.terms_needed_at(b);
+            let (k_b, cut_b) = self.series_cut(x_b, ln_b);
             let mut xk = 1.0;
             for i in 1..=k_b {
                 xk *= x_b;
@@ -673,32 +673,37 @@ impl PowerPlan {
             }
             let (rest, rest_err, rest_ds) = self.suffix[k_b];
             acc.add(rest, rest_err + rest_ds * ln_b * 1.01);
-            let trunc_b = if k_b < self.k {
-                series_truncation(self.rho_kappa, self.term.p, b, k_b)
-            } else {
-                0.0
-            };
+            let trunc_b = if k_b < self.k { cut_b } else { 0.0 };
             (acc.value(), acc.error() + self.trunc_m + trunc_b)
         };
         (value, err + self.depth_rounding(n, b))
     }
 
-    /// Number of series terms whose Z(kp, b) must be evaluated at b >= M: all with kp <= 1, then
-    /// until the truncation bound at b is below the target.
-    fn terms_needed_at(&self, b: f64) -> usize {
+    /// How many series terms need Z(kp, b) at b >= M, given x_b = b^-p and ln_b = log b: all with
+    /// kp <= 1, then until the bound on sum_{k>k_b} |c_k kappa^k| Z(kp, b) is below the target.
+    /// Returns (k_b, that bound).
+    ///
+    /// For k >= k0 = floor(1/p) the bound of [`series_truncation`] at b is at most
+    /// exp(c0 + log b + (k+1) log theta_b) with c0 = log(2/(k0+1)) + log(1 + 1/((k0+1)p - 1)),
+    /// using 1 + b/x <= b (1 + 1/x) for b >= 1 and -log(1 - theta) <= 2 theta for theta <= 1/2;
+    /// solving for k costs no transcendental call beyond those the caller already made.
+    fn series_cut(&self, x_b: f64, ln_b: f64) -> (usize, f64) {
         let p = self.term.p;
         let k0 = ((1.0 / p).floor() as usize).clamp(1, self.k);
-        let theta = self.rho_kappa * b.powf(-p) * (1.0 + 1e-12);
         let k0p = (k0 + 1) as f64 * p - 1.0;
-        if theta >= 1.0 || k0p <= 0.0 {
-            return self.k;
+        let theta = self.rho_kappa * x_b * (1.0 + 1e-12);
+        if theta > 0.5 || k0p <= 0.0 || theta == 0.0 {
+            let b = ln_b.exp();
+            return (self.k, series_truncation(self.rho_kappa, p, b, self.k));
         }
-        // For k >= k0 the bound of `series_truncation` is at most
-        // exp(c0 + (k+1) log theta) with c0 = log(2/(k0+1)) + log(1 + b/k0p) - log(1 - theta):
-        // solve for k instead of trying every k.
-        let c0 = (2.0 / (k0 + 1) as f64).ln() + (1.0 + b / k0p).ln() - (-theta).ln_1p();
-        let needed = ((TOL.ln() - c0) / theta.ln()).ceil() - 1.0;
-        (needed.max(k0 as f64) as usize).min(self.k)
+        let ln_theta = self.rho_kappa.ln() - p * ln_b + 1e-12;
+        let c0 = (2.0 / (k0 + 1) as f64).ln() + (1.0 / k0p).ln_1p() + ln_b + 2.0 * theta;
+        let needed = ((TOL.ln() - c0) / ln_theta).ceil() - 1.0;
+        let k_b = (needed.max(k0 as f64) as usize).min(self.k);
+        (
+            k_b,
+            (c0 + (k_b + 1) as f64 * ln_theta).exp() * (1.0 + 1e-10),
+        )
     }
 
     /// Error from evaluating at b = fl(n + 1) instead of n + 1 (only for n > 2^53).
@@ -725,7 +730,7 @@ impl PowerPlan {
             let mut acc = Accumulator::new();
             let (x_b, ln_b) = (b.powf(-self.term.p), b.ln());
             let x_rel = 3.0 * U + self.term.p_err * ln_b;
-            let k_b = self.terms_needed_at(b);
+            let (k_b, cut_b) = self.series_cut(x_b, ln_b);
             let mut xk = 1.0;
             for i in 1..=k_b {
                 xk *= x_b;
@@ -741,7 +746,7 @@ impl PowerPlan {
                     break;
                 }
             }
-            let trunc = series_truncation(self.rho_kappa, self.term.p, b, k_b);
+            let trunc = cut_b;
             (acc.value(), acc.error() + trunc + self.depth_rounding(n, b))
         } else {
             let (s, se) = self.sum(n);
@@ -781,7 +786,7 @@ impl PowerPlan {
         acc.add(self.infinity.0, 0.0);
         let x_b = b.powf(-self.term.p);
         let mut xk = 1.0;
-        for i in 1..=self.terms_needed_at(b) {
+        for i in 1..=self.series_cut(x_b, b.ln()).0 {
             xk *= x_b;
             let (c, _) = self.coef[i];
             if c == 0.0 {
