@@ -82,10 +82,11 @@ export async function startBrowser({ root = process.env.E2E_ROOT || DEFAULT_ROOT
      * is screenshotted and closed, and the test fails on any off-origin request, console error or
      * warning, or uncaught exception.
      * Options: `allowConsole`: RegExps of console messages to tolerate;
-     * `viewport`: {width, height} (default 1280x900).
+     * `viewport`: {width, height} (default 1280x900); `context`: more Playwright context options
+     * (e.g. `{ hasTouch: true, isMobile: true }`, `{ colorScheme: 'dark' }`, `{ permissions: [...] }`).
      */
-    async page(t, { allowConsole = [], viewport = { width: 1280, height: 900 } } = {}) {
-      const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
+    async page(t, { allowConsole = [], viewport = { width: 1280, height: 900 }, context: contextOptions = {} } = {}) {
+      const context = await browser.newContext({ viewport, serviceWorkers: 'block', ...contextOptions });
       const offOrigin = [];
       const consoleProblems = [];
       // Every request goes through this route: only the served origin (and in-page data:/blob:
