@@ -14,6 +14,7 @@ import { PRESETS } from './presets.js';
 import { depthLabel } from './format.js';
 import { Share } from './share.js';
 import { Access } from './access.js';
+import { embedded, initEmbed, stripEmbed, syncEmbed } from './embed.js';
 
 const statusEl = document.getElementById('status');
 let state;
@@ -47,7 +48,7 @@ function setStatus(text, isError) {
 
 /** Applies a fragment (load, back/forward, hand-edited URL). */
 function applyFragment(hash) {
-  const parsed = parseFragment(hash);
+  const parsed = parseFragment(stripEmbed(hash)); // embed=1 is the layout's, not the state's
   state = parsed.state;
   good = initialGood();
   controls.render(state);
@@ -111,7 +112,7 @@ function onPreset(name) {
 let replaceTimer = 0;
 let inGesture = false;
 function writeUrl(commit) {
-  if (!coreReady()) return;
+  if (!coreReady() || embedded) return; // an iframe's history would land in its embedder's
   const frag = serialize(good, state);
   if (frag === location.hash) {
     if (commit) inGesture = false;
@@ -181,6 +182,7 @@ function update(commit, write) {
       else if (!v.coreDown) setStatus(`N = ${depthLabel(good.n)} · ${state.families.length} product${state.families.length === 1 ? '' : 's'} shown`, false);
     }
     rotation.setMainN(good.n);
+    if (coreReady()) syncEmbed(serialize(good, state));
     if (write) writeUrl(commit);
   } catch (e) {
     // Never let an exception escape into the console or freeze the page.
@@ -214,6 +216,7 @@ function draw(res) {
 }
 
 // ───────────── start ─────────────
+initEmbed();
 state = parseFragment('').state;
 const controls = new Controls(state, onChange, onPreset);
 controls.render(state);
