@@ -83,17 +83,20 @@ export async function startBrowser({ root = process.env.E2E_ROOT || DEFAULT_ROOT
      * warning, or uncaught exception.
      * Options: `allowConsole`: RegExps of console messages to tolerate;
      * `viewport`: {width, height} (default 1280x900); `context`: more Playwright context options
-     * (e.g. `{ hasTouch: true, isMobile: true }`, `{ colorScheme: 'dark' }`, `{ permissions: [...] }`).
+     * (e.g. `{ hasTouch: true, isMobile: true }`, `{ colorScheme: 'dark' }`, `{ permissions: [...] }`);
+     * `file`: a file:// URL this page may also load (its fragment aside), e.g. the offline bundle;
+     * `offline`: true puts the context offline (`context.setOffline(true)`).
      */
-    async page(t, { allowConsole = [], viewport = { width: 1280, height: 900 }, context: contextOptions = {} } = {}) {
+    async page(t, { allowConsole = [], viewport = { width: 1280, height: 900 }, context: contextOptions = {}, file = null, offline = false } = {}) {
       const context = await browser.newContext({ viewport, serviceWorkers: 'block', ...contextOptions });
+      if (offline) await context.setOffline(true);
       const offOrigin = [];
       const consoleProblems = [];
       // Every request goes through this route: only the served origin (and in-page data:/blob:
       // URLs, which never hit the network) may load.
       await context.route('**/*', (route) => {
         const url = route.request().url();
-        if (url.startsWith('data:') || url.startsWith('blob:') || new URL(url).origin === origin) {
+        if (url.startsWith('data:') || url.startsWith('blob:') || new URL(url).origin === origin || (file && url.split('#')[0] === file.split('#')[0])) {
           return route.continue();
         }
         offOrigin.push(url);
