@@ -128,6 +128,15 @@ export class Controls {
       b.addEventListener('click', () => onPreset(b.dataset.preset));
     }
     for (const sl of document.querySelectorAll('input[type="range"]')) bigSteps(sl);
+    // The skip link moves focus to the controls without touching the URL fragment (which holds the state).
+    const skip = document.querySelector('a.skip[href^="#"]');
+    skip?.addEventListener('click', (ev) => {
+      const target = document.getElementById(skip.getAttribute('href').slice(1));
+      if (!target) return;
+      ev.preventDefault();
+      if (!target.hasAttribute('tabindex')) target.tabIndex = -1;
+      target.focus();
+    });
   }
 
   /** q follows ε in the LNS regime (q = 2 − ε is a change of variable, not a computation). */
