@@ -263,7 +263,7 @@ export class DepthprodPlot extends HTMLElement {
     const labelW = Math.max(...ticks.map((t) => ctx.measureText(tickText(t)).width));
     const L = Math.ceil(labelW) + 10;
     const T = 6;
-    const R = W - 10;
+    const R = W - 14;
     const B = H - 20;
     const x1 = Math.log10(d.nMax) || 1;
     const px = (n) => L + (Math.log10(n) / x1) * (R - L);
