@@ -4,6 +4,8 @@
 import { FAMILIES, EXAMPLE_LIST, strictNum, depthValue } from './state.js';
 import { paramToken, depthToken } from './format.js';
 
+const FRAGMENT_MESSAGES_MAX = 6;
+
 /** Rounds a slider-derived value to 3 significant digits so URLs and boxes stay readable. */
 const snap = (x) => (x === 0 ? 0 : Number(x.toPrecision(3)));
 
@@ -189,7 +191,11 @@ export class Controls {
         else input.removeAttribute('aria-invalid');
       }
     }
-    const frag = fragmentMessages.length ? `The link’s settings were not all usable: ${fragmentMessages.join('; ')}.` : '';
+    // A hostile link can carry thousands of bad settings: name a few, count the rest.
+    const unique = [...new Set(fragmentMessages)];
+    const shown = unique.slice(0, FRAGMENT_MESSAGES_MAX).join('; ');
+    const more = unique.length > FRAGMENT_MESSAGES_MAX ? `; and ${unique.length - FRAGMENT_MESSAGES_MAX} more` : '';
+    const frag = unique.length ? `The link’s settings were not all usable: ${shown}${more}.` : '';
     if (this.err.fragment.textContent !== frag) this.err.fragment.textContent = frag;
   }
 
