@@ -203,11 +203,25 @@ test('screen readers: controls are labelled, numbers are announced once settled,
   await page.waitForFunction(() => document.querySelector('[data-testid="table-remainder"] table') && document.querySelector('[data-testid="table-tail"] table'));
 });
 
-test('print: plots and numbers, no controls', T, async (t) => {
-  const page = await open(t);
+/** The colour of the main plot's top-left corner (its background). */
+const cornerColour = (page) =>
+  page.evaluate(() => {
+    const src = document.querySelector('[data-testid="plot-main"]');
+    const c = document.createElement('canvas');
+    c.width = 1;
+    c.height = 1;
+    const ctx = c.getContext('2d', { willReadFrequently: true });
+    ctx.drawImage(src, 2, 2, 1, 1, 0, 0, 1, 1);
+    return [...ctx.getImageData(0, 0, 1, 1).data.slice(0, 3)];
+  });
+
+test('print: plots and numbers, no controls, a light palette even from the dark theme', T, async (t) => {
+  const page = await open(t, '', { context: { colorScheme: 'dark' } });
   await numberIn(page, sel('log-product-unscaled'));
+  assert.deepEqual(await cornerColour(page), [23, 26, 32], 'dark plot background on screen');
   await page.emulateMedia({ media: 'print' });
   await page.waitForTimeout(300);
+  assert.deepEqual(await cornerColour(page), [255, 255, 255], 'the plots repaint light for print');
   const vis = await page.evaluate(() => {
     const shown = (q) => {
       const el = document.querySelector(q);
@@ -231,6 +245,8 @@ test('print: plots and numbers, no controls', T, async (t) => {
   assert.deepEqual(vis, { controls: false, toolbar: false, presets: false, plot: true, remainder: true, readout: true, cards: true, rotationPlot: true, rotPlay: false, bg: 'rgb(255, 255, 255)' });
   await session.screenshot(page, 'print-view');
   await page.emulateMedia({ media: 'screen' });
+  await page.waitForTimeout(300);
+  assert.deepEqual(await cornerColour(page), [23, 26, 32], 'and dark again after printing');
 });
 
 test('touch on a 360 px phone: sliders, the crosshair, the toolbar', T, async (t) => {

@@ -229,11 +229,14 @@ window.addEventListener('hashchange', () => {
 window.addEventListener('popstate', () => {
   if (location.hash !== lastWritten) applyFragment(location.hash);
 });
-matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
-  refreshTheme();
-  for (const p of Object.values(plots)) p.recolour();
-  rotation.draw();
-});
+// Theme changes, and printing (whose stylesheet sets a light palette), repaint the canvases.
+for (const query of ['(prefers-color-scheme: dark)', 'print']) {
+  matchMedia(query).addEventListener('change', () => {
+    refreshTheme();
+    for (const p of Object.values(plots)) p.recolour();
+    rotation.draw();
+  });
+}
 window.addEventListener('error', (ev) => {
   setStatus(`Unexpected problem: ${ev.message}`, true);
   ev.preventDefault();
