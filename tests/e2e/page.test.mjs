@@ -297,6 +297,8 @@ test('presets, families and the rotation panel', T, async (t) => {
   await page.waitForFunction((s) => !document.querySelector(s).closest('[hidden]'), sel('input-lambda'));
   await numberIn(page, sel('log-product-scaled'));
   await page.click(sel('preset-correction'));
+  // The exponential preset also showed an unscaled number: wait for the preset's frame, not that one.
+  await page.waitForFunction((s) => document.querySelector(s)?.textContent.startsWith('2004.444'), sel('log-product-unscaled'));
   const u = await numberIn(page, sel('log-product-unscaled'));
   assert.ok(Math.abs(u - 2004.44407) <= 1e-5);
   await page.uncheck(sel('family-unscaled'));
