@@ -48,7 +48,12 @@ impl PowerTerm {
     /// Relative error bound of `x(l)`.
     #[inline]
     fn x_rel(&self, l: f64) -> f64 {
-        3.0 * U + self.kappa_rel + self.p_err * l.ln()
+        let exponent = if self.p_err == 0.0 {
+            0.0
+        } else {
+            self.p_err * l.ln()
+        };
+        3.0 * U + self.kappa_rel + exponent
     }
 
     /// g(l) with a bound on its error (exact-arithmetic g at the exact parameters).

@@ -460,6 +460,8 @@ struct PowerPlan {
     divergent: bool,
     /// Leading terms and C, computed once (curves evaluate them at every point).
     divergence: Option<Divergence>,
+    /// head + middle over [1, M), computed once.
+    below_m: (f64, f64),
     zero: bool,
 }
 
@@ -548,15 +550,21 @@ impl PowerPlan {
             infinity: (0.0, 0.0),
             divergent,
             divergence: None,
+            below_m: (0.0, 0.0),
             zero,
         };
+        plan.below_m = plan.compute_below_m();
         plan.infinity = plan.value_at_infinity();
         plan.divergence = plan.compute_divergence();
         plan
     }
 
     /// head + middle over [1, M).
-    fn below_m(&self) -> (f64, f64) {
+    fn compute_below_m(&self) -> (f64, f64) {
+        if self.m > BEYOND_DEPTHS {
+            // never needed: no finite depth reaches the series, and V is unresolvable there
+            return (0.0, f64::INFINITY);
+        }
         let (h, he) = self.prefix[self.l0 as usize - 1];
         match &self.em {
             Some(em) => {
@@ -577,7 +585,7 @@ impl PowerPlan {
             return (0.0, f64::INFINITY);
         }
         let mut acc = Accumulator::new();
-        let (v, e) = self.below_m();
+        let (v, e) = self.below_m;
         acc.add(v, e);
         for i in 1..=self.k {
             let (c, ce) = self.coef[i];
@@ -644,7 +652,7 @@ impl PowerPlan {
             (h + v, he + e + U * (h + v).abs())
         } else {
             let mut acc = Accumulator::new();
-            let (v, e) = self.below_m();
+            let (v, e) = self.below_m;
             acc.add(v, e);
             let (x_b, ln_b) = (b.powf(-self.term.p), b.ln());
             let x_rel = 3.0 * U + self.term.p_err * ln_b;
