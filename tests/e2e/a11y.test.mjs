@@ -16,16 +16,7 @@ const T = { timeout: 180_000 };
 const sel = (id) => `[data-testid="${id}"]`;
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 
-async function open(t, hash = '', options = {}) {
-  const page = await session.page(t, options);
-  page.on('dialog', (d) => {
-    page.problems.console.push(`a dialog fired: ${d.type()} ${d.message()}`);
-    d.dismiss().catch(() => {});
-  });
-  await page.goto(session.url + hash);
-  await page.waitForFunction(() => window.depthprodStats && window.depthprodStats.updates > 0, null, { timeout: 30_000 });
-  return page;
-}
+const open = (t, hash = '', options = {}) => session.open(t, hash, options);
 
 /**
  * Runs axe-core in the page and returns its violations. The page's CSP (script-src 'self') refuses

@@ -17,8 +17,7 @@
 //   before(async () => { session = await startBrowser(); });
 //   after(() => session?.close());
 //   test('loads', async (t) => {
-//     const page = await session.page(t);
-//     await page.goto(session.url);
+//     const page = await session.open(t, '#a=2');   // or session.page(t) + page.goto(...)
 //     ...
 //   });
 //
@@ -115,6 +114,13 @@ export async function startBrowser({ root = process.env.E2E_ROOT || DEFAULT_ROOT
       page.on('crash', () => consoleProblems.push('the page crashed'));
 
       page.problems = { offOrigin, console: consoleProblems };
+      // No test expects a dialog: one that fires (an injected alert, say) is recorded and fails it.
+      page.dialogs = [];
+      page.on('dialog', (d) => {
+        page.dialogs.push(`${d.type()}: ${d.message()}`);
+        consoleProblems.push(`a dialog fired: ${d.type()} ${d.message()}`);
+        d.dismiss().catch(() => {});
+      });
       t.after(async () => {
         try {
           await session.screenshot(page, t.name);
@@ -124,6 +130,17 @@ export async function startBrowser({ root = process.env.E2E_ROOT || DEFAULT_ROOT
         await context.close();
         assertClean(page);
       });
+      return page;
+    },
+
+    /**
+     * Opens the explorer (with an optional `#fragment`) in a new `page(t, options)` and waits for
+     * its first computed frame. The navigation's response is `page.response`.
+     */
+    async open(t, hash = '', options = {}) {
+      const page = await session.page(t, options);
+      page.response = await page.goto(session.url + hash);
+      await page.waitForFunction(() => window.depthprodStats && window.depthprodStats.updates > 0, null, { timeout: 30_000 });
       return page;
     },
 

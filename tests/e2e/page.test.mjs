@@ -16,14 +16,8 @@ const sel = (id) => `[data-testid="${id}"]`;
 
 /** Loads the page (optionally with a fragment) and waits for the first computed numbers. */
 async function open(t, hash = '', options = {}) {
-  const page = await session.page(t, options);
-  page.on('dialog', (d) => {
-    page.problems.console.push(`a dialog fired: ${d.type()} ${d.message()}`);
-    d.dismiss().catch(() => {});
-  });
-  const res = await page.goto(session.url + hash);
-  assert.equal(res.status(), 200);
-  await page.waitForFunction(() => window.depthprodStats && window.depthprodStats.updates > 0, null, { timeout: 30_000 });
+  const page = await session.open(t, hash, options);
+  assert.equal(page.response.status(), 200);
   return page;
 }
 

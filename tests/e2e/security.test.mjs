@@ -19,18 +19,7 @@ const T = { timeout: 180_000 };
 const sel = (id) => `[data-testid="${id}"]`;
 const WWW = new URL('../../www/', import.meta.url).pathname;
 
-async function open(t, hash = '') {
-  const page = await session.page(t);
-  page.dialogs = [];
-  page.on('dialog', (d) => {
-    page.dialogs.push(`${d.type()}: ${d.message()}`);
-    page.problems.console.push(`a dialog fired: ${d.type()} ${d.message()}`);
-    d.dismiss().catch(() => {});
-  });
-  await page.goto(session.url + hash);
-  await page.waitForFunction(() => window.depthprodStats && window.depthprodStats.updates > 0, null, { timeout: 30_000 });
-  return page;
-}
+const open = (t, hash = '', options = {}) => session.open(t, hash, options);
 
 /** Everything that would show that a payload ran or became markup. */
 async function assertInert(page, where) {

@@ -15,16 +15,7 @@ after(() => session?.close());
 const T = { timeout: 120_000 };
 const sel = (id) => `[data-testid="${id}"]`;
 
-async function open(t, hash = '', options = {}) {
-  const page = await session.page(t, options);
-  page.on('dialog', (d) => {
-    page.problems.console.push(`a dialog fired: ${d.type()} ${d.message()}`);
-    d.dismiss().catch(() => {});
-  });
-  await page.goto(session.url + hash);
-  await page.waitForFunction(() => window.depthprodStats && window.depthprodStats.updates > 0, null, { timeout: 30_000 });
-  return page;
-}
+const open = (t, hash = '', options = {}) => session.open(t, hash, options);
 
 /** The readout's number as displayed (the first token of its text). */
 const shownNumber = async (page, id) => {
