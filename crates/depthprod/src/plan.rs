@@ -654,37 +654,43 @@ impl PowerPlan {
             let mut acc = Accumulator::new();
             let (v, e) = self.below_m;
             acc.add(v, e);
-            let (x_b, ln_b) = (b.powf(-self.term.p), b.ln());
-            let x_rel = 3.0 * U + self.term.p_err * ln_b;
+            let ln_b = b.ln();
             // Only the first k_b terms need Z(kp, b); beyond, Z(kp, b) is bounded by the
             // truncation formula at b and the Z(kp, M) parts come precomputed (suffix sums).
-            let (k_b, cut_b) = self.series_cut(x_b, ln_b);
-            let mut xk = 1.0;
-            for i in 1..=k_b {
-                xk *= x_b;
+            let (k_b, cut_b) = self.each_term_at(b, |i, xk, rel| {
                 let (c, ce) = self.coef[i];
-                if c == 0.0 && ce == 0.0 {
-                    continue;
-                }
                 let (zm, zme) = self.z_m[i];
-                let rel = i as f64 * (x_rel + U);
-                // Once b^-kp underflows, Z(kp, b) < 1e-300 and only Z(kp, M) remains.
-                let (zb, zbe) = if xk == 0.0 {
-                    (0.0, f64::MIN_POSITIVE)
-                } else {
-                    z_at(self.s[i], b, xk, rel)
-                };
+                let (zb, zbe) = z_at(self.s[i], b, xk, rel);
                 let d = zm - zb;
                 let de = zme + zbe + U * d.abs() + self.ds[i] * ln_b * d.abs() * 1.01;
                 let t = c * d;
                 acc.add(t, ce * d.abs() + c.abs() * de + U * t.abs());
-            }
+            });
             let (rest, rest_err, rest_ds) = self.suffix[k_b];
             acc.add(rest, rest_err + rest_ds * ln_b * 1.01);
             let trunc_b = if k_b < self.k { cut_b } else { 0.0 };
             (acc.value(), acc.error() + self.trunc_m + trunc_b)
         };
         (value, err + self.depth_rounding(n, b))
+    }
+
+    /// Calls `f(k, b^-kp, its relative error)` for every series term that needs Z(kp, b) at
+    /// b >= M (see [`Self::series_cut`]) and has a nonzero coefficient. Returns (k_b, the bound on
+    /// the omitted sum_{k>k_b} |c_k kappa^k| Z(kp, b)). Once b^-kp underflows, Z(kp, b) is 0 to
+    /// within 1e-300, which `z_at` returns with that error.
+    fn each_term_at(&self, b: f64, mut f: impl FnMut(usize, f64, f64)) -> (usize, f64) {
+        let (x_b, ln_b) = (b.powf(-self.term.p), b.ln());
+        let x_rel = 3.0 * U + self.term.p_err * ln_b;
+        let (k_b, cut) = self.series_cut(x_b, ln_b);
+        let mut xk = 1.0;
+        for i in 1..=k_b {
+            xk *= x_b;
+            let (c, ce) = self.coef[i];
+            if c != 0.0 || ce != 0.0 {
+                f(i, xk, i as f64 * (x_rel + U));
+            }
+        }
+        (k_b, cut)
     }
 
     /// How many series terms need Z(kp, b) at b >= M, given x_b = b^-p and ln_b = log b: all with
@@ -736,24 +742,13 @@ impl PowerPlan {
         let b = (n + 1) as f64;
         let (v, e) = if b >= self.m {
             let mut acc = Accumulator::new();
-            let (x_b, ln_b) = (b.powf(-self.term.p), b.ln());
-            let x_rel = 3.0 * U + self.term.p_err * ln_b;
-            let (k_b, cut_b) = self.series_cut(x_b, ln_b);
-            let mut xk = 1.0;
-            for i in 1..=k_b {
-                xk *= x_b;
+            let (_, cut_b) = self.each_term_at(b, |i, xk, rel| {
                 let (c, ce) = self.coef[i];
-                if c == 0.0 && ce == 0.0 {
-                    continue;
-                }
-                let (z, ze) = z_at(self.s[i], b, xk, i as f64 * (x_rel + U));
+                let (z, ze) = z_at(self.s[i], b, xk, rel);
                 let ze = ze + self.ds[i] * s_derivative_bound(self.s[i], b, z);
                 let t = c * z;
                 acc.add(t, ce * z.abs() + c.abs() * ze + U * t.abs());
-                if xk == 0.0 {
-                    break;
-                }
-            }
+            });
             let trunc = cut_b;
             (acc.value(), acc.error() + trunc + self.depth_rounding(n, b))
         } else {
@@ -792,15 +787,8 @@ impl PowerPlan {
         let nf = n as f64;
         let mut acc = Accumulator::new();
         acc.add(self.infinity.0, 0.0);
-        let x_b = b.powf(-self.term.p);
-        let mut xk = 1.0;
-        for i in 1..=self.series_cut(x_b, b.ln()).0 {
-            xk *= x_b;
-            let (c, _) = self.coef[i];
-            if c == 0.0 {
-                continue;
-            }
-            let s = self.s[i];
+        self.each_term_at(b, |i, xk, _| {
+            let (c, s) = (self.coef[i].0, self.s[i]);
             let (corr, _) = em_corrections(s, b, xk, 0.0);
             let gap = if s == 1.0 {
                 -(1.0 / nf).ln_1p()
@@ -811,7 +799,7 @@ impl PowerPlan {
                 em_main(s, b, xk, 0.0).0
             };
             acc.add(-c * (gap + corr), 0.0);
-        }
+        });
         acc.value()
     }
 }
