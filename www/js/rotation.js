@@ -175,7 +175,7 @@ export class RotationPanel {
     ctx.textAlign = 'left';
     ctx.textBaseline = 'bottom';
     ctx.fillText('e₁', cx + R + 4, cy - 2);
-    ctx.fillText('‖R(N)‖ = 1: the image of e₁ stays on the unit circle', 8, W - 6);
+    ctx.fillText(fitText(ctx, W - 16, '‖R(N)‖ = 1: the image of e₁ stays on the unit circle', '‖R(N)‖ = 1: e₁ stays on the circle'), 8, W - 6);
 
     const col = colour('--c-scaled');
     if (this.trail) {
@@ -209,7 +209,12 @@ export class RotationPanel {
       ctx.fill();
       ctx.fillStyle = v('--ink-2');
       ctx.textBaseline = 'top';
-      ctx.fillText(`R(N) e₁ at N = ${depthLabel(this.good.n)}, r = ${this.good.r}; dots: earlier N`, 8, 8);
+      ctx.fillText(fitText(ctx, W - 16, `R(N) e₁ at N = ${depthLabel(this.good.n)}, r = ${this.good.r}; dots: earlier N`, `R(N) e₁, N = ${depthLabel(this.good.n)}, r = ${this.good.r}`), 8, 8);
     }
   }
+}
+
+/** The long caption when it fits the canvas width, else the short one (narrow phones). */
+function fitText(ctx, width, long, short) {
+  return ctx.measureText(long).width <= width ? long : short;
 }
