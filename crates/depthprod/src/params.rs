@@ -15,8 +15,9 @@ pub const Q_RANGE: (f64, f64) = (0.05, 8.0);
 pub const LAMBDA_RANGE: (f64, f64) = (1e-3, 10.0);
 /// Largest supported finite depth N.
 pub const MAX_DEPTH: u64 = 1_000_000_000_000_000_000;
-/// Longest measured variance list accepted.
-pub const MAX_LIST_LEN: usize = 1_000_000;
+/// Longest measured variance list accepted (a plan keeps a prefix sum per layer, and the page
+/// keeps a few plans).
+pub const MAX_LIST_LEN: usize = 100_000;
 
 /// Which of the paper's products (MATH.md section 2). Each is prod_{l<=N} (1 + A a_l + B a_l^2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -369,5 +370,10 @@ mod tests {
             .contains("not a number"));
         assert!(parse_list("1, 0").is_err());
         assert!(parse_list("1, inf").is_err());
+        let long = vec!["1"; MAX_LIST_LEN + 1].join(",");
+        assert!(parse_list(&long)
+            .unwrap_err()
+            .to_string()
+            .contains("at most 100000"));
     }
 }
