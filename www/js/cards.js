@@ -43,21 +43,9 @@ export class Cards {
       verdict.className = 'verdict neutral';
       verdict.dataset.testid = `verdict-${c.id}`;
       h.append(t, verdict);
-      const says = document.createElement('p');
-      says.className = 'says';
-      const tag1 = document.createElement('span');
-      tag1.className = 'tag';
-      tag1.textContent = 'Paper says';
-      const saysText = document.createElement('span');
+      const [says, saysText] = taggedParagraph('says', 'Paper says');
       rich(saysText, c.says);
-      says.append(tag1, saysText);
-      const does = document.createElement('p');
-      does.className = 'does';
-      const tag2 = document.createElement('span');
-      tag2.className = 'tag';
-      tag2.textContent = 'The product does';
-      const doesText = document.createElement('span');
-      does.append(tag2, doesText);
+      const [does, doesText] = taggedParagraph('does', 'The product does');
       const nums = document.createElement('ul');
       nums.className = 'nums';
       art.append(h, says, does, nums);
@@ -190,4 +178,16 @@ function modelText(state, good) {
   if (state.variance === 'power') return `σ_l² = ${c}${good.q === 1 ? 'l' : `l^${plain(good.q)}`}`;
   if (state.variance === 'exp') return `σ_l² = ${c}e^(${plain(good.lambda)} l)`;
   return 'the measured σ_l²';
+}
+
+/** `<p class=…><span class="tag">tag</span><span></span></p>`; returns the paragraph and its text span. */
+function taggedParagraph(className, tag) {
+  const p = document.createElement('p');
+  p.className = className;
+  const label = document.createElement('span');
+  label.className = 'tag';
+  label.textContent = tag;
+  const text = document.createElement('span');
+  p.append(label, text);
+  return [p, text];
 }
