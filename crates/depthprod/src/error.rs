@@ -23,6 +23,15 @@ pub enum Error {
     DepthBeyondList { n: u64, len: usize },
     /// The limit N -> infinity was asked of a finite measured list.
     NoLimitForList,
+    /// A curve was asked of a product it does not describe (a remainder of a convergent product,
+    /// a tail of a divergent one, Eq. 65 without a power law with q < 2).
+    CurveDoesNotApply {
+        curve: &'static str,
+        reason: &'static str,
+    },
+    /// A caller passed an output slice whose length differs from the depths' (a programming
+    /// error of a shell, reported instead of a panic).
+    LengthMismatch { depths: usize, outputs: usize },
     /// An unknown family / variance-model name.
     UnknownName {
         what: &'static str,
@@ -50,6 +59,13 @@ impl fmt::Display for Error {
             Error::NoLimitForList => {
                 write!(f, "a measured list is finite, so N = inf is not defined for it: N must be in [1, list length]")
             }
+            Error::CurveDoesNotApply { curve, reason } => {
+                write!(f, "the {curve} curve does not apply here: {reason}")
+            }
+            Error::LengthMismatch { depths, outputs } => write!(
+                f,
+                "{depths} depths were given but room for {outputs} values: the two lists must have the same length"
+            ),
             Error::UnknownName { what, text, allowed } => {
                 write!(f, "unknown {what} {text:?}: use one of {allowed}")
             }
