@@ -34,7 +34,10 @@ fn curves_match_point_values() {
             (claim[0] - values[0]).abs() < 1e-15 && (claim[1] - claim[0] - 2f64.ln()).abs() < 1e-12
         );
         let eq65 = curve(&plan, CurveKind::Eq65Exponent, &ns);
-        assert_eq!(eq65[50], eq65_exponent(1.0, 1.0, 1.0, ns[50]).unwrap());
+        assert_eq!(
+            eq65[50],
+            eq65_exponent(1.0, 1.0, 1.0, ns[50]).unwrap().value
+        );
     }
 }
 

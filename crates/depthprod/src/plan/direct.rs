@@ -18,11 +18,29 @@ pub(super) struct DirectPlan {
 }
 
 impl DirectPlan {
-    pub(super) fn exponential(a: f64, b: f64, c: f64, lambda: f64, extra: f64) -> DirectPlan {
+    /// `typed` = (relative distance of the typed A, B and kappa = c^(-1/2) from their doubles
+    /// combined, the same for lambda): the tail bounds then hold for every parameter in that box
+    /// (larger A kappa, B kappa^2 and a smaller lambda give a larger geometric bound).
+    pub(super) fn exponential(
+        a: f64,
+        b: f64,
+        c: f64,
+        lambda: f64,
+        extra: f64,
+        typed: (f64, f64),
+    ) -> DirectPlan {
         let kappa = 1.0 / c.sqrt();
         let mut prefix = vec![(0.0, 0.0)];
         let mut acc = Accumulator::new();
-        let shape = (a * kappa, b * kappa * kappa, lambda, extra);
+        let (up_ab, rel_lambda) = typed;
+        // kappa and the products round (a few u): 8u covers them in the bound's arguments
+        let grow = 1.0 + up_ab + 8.0 * U;
+        let shape = (
+            a * kappa * grow,
+            b * kappa * kappa * grow * grow,
+            lambda * (1.0 - rel_lambda),
+            extra,
+        );
         let mut tail = f64::INFINITY;
         for l in 1..=EXP_MAX_TERMS {
             let lf = l as f64;

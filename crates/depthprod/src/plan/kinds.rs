@@ -2,7 +2,7 @@
 //! and the route knobs tests use.
 
 use super::{DIRECT_MAX, THETA};
-use crate::{Bounds, Divergence, Enclosure, Error, Family};
+use crate::{Bounds, Divergence, Enclosure, Error, Family, Unresolved};
 
 /// What a curve plots against N.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +82,9 @@ pub struct Evaluation {
     pub divergent: Option<Divergence>,
     /// (A/sqrt c) zeta(1+q/2) + (B/c) zeta(2+q): the correction's bound on log Q_inf (scaled family, power law).
     pub zeta_bound: Option<Enclosure>,
+    /// Every quantity above that is missing although it exists (the limit, or C), each with the
+    /// reason in words the page shows next to the gap.
+    pub unresolved: Vec<Unresolved>,
 }
 
 /// Knobs that select the evaluation route; the defaults are what [`Plan::new`] uses. Tests use

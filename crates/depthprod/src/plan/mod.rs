@@ -37,8 +37,13 @@ pub use grid::depth_grid;
 pub use kinds::{CurveKind, Evaluation, RouteOptions};
 
 use crate::euler_maclaurin::PowerTerm;
+use crate::exact::Exact;
+use crate::params::ExactInputs;
 use crate::sum::U;
-use crate::{closed_forms, Bounds, Depth, Enclosure, Error, Family, Params, Variance};
+use crate::{
+    closed_forms, Bounds, Depth, Enclosure, Error, Family, Growth, GrowthClass, Params,
+    ParamsInput, Unresolved, Variance,
+};
 use direct::DirectPlan;
 use power::PowerPlan;
 
@@ -60,6 +65,8 @@ const EXP_MAX_TERMS: usize = 4_000_000;
 pub struct Plan {
     params: Params,
     engine: Engine,
+    /// What the exact inputs add to the doubles of `params`.
+    inputs: ExactInputs,
 }
 
 #[derive(Debug, Clone)]
@@ -74,9 +81,21 @@ impl Plan {
         Plan::with_route(params, RouteOptions::default())
     }
 
+    /// Validates and prepares a product given as typed numbers or decimals (see
+    /// [`crate::exact`]): every enclosure then contains the value for the exact inputs, and
+    /// convergence, divergence and resonance are decided on them.
+    pub fn from_input(input: &ParamsInput) -> Result<Plan, Error> {
+        let (params, inputs) = input.resolve()?;
+        Plan::build(&params, inputs, RouteOptions::default())
+    }
+
     #[doc(hidden)]
     pub fn with_route(params: &Params, route: RouteOptions) -> Result<Plan, Error> {
         params.validate()?;
+        Plan::build(params, ExactInputs::of_doubles(params), route)
+    }
+
+    fn build(params: &Params, inputs: ExactInputs, route: RouteOptions) -> Result<Plan, Error> {
         let (a, b) = (params.a, params.b);
         let engine = match (&params.variance, params.family) {
             (_, Family::Harmonic) => {
@@ -88,23 +107,23 @@ impl Plan {
                     p: 1.0,
                     p_err: 0.0,
                 };
-                Engine::Power(Box::new(PowerPlan::new(term, route)))
+                let mut plan = PowerPlan::new(term, &Exact::int(1), route);
+                plan.account_for_inputs(inputs.rel_a.max(inputs.rel_b));
+                Engine::Power(Box::new(plan))
             }
             (Variance::Power { c, q }, family) => {
                 let extra = family.extra_power().unwrap_or(0.0);
-                // p = q/2 is exact; 1 + q/2 and (1 + q)/2 may round: TwoSum gives the exact error.
-                let (p, p_err) = match family {
-                    Family::SqrtScaled => {
-                        let (t, e) = two_sum(1.0, *q);
-                        (0.5 * t, 0.5 * e.abs())
-                    }
-                    _ => {
-                        let (t, e) = two_sum(extra, 0.5 * q);
-                        (t, e.abs())
-                    }
-                };
+                // p = extra + q/2 exactly, from the exact q (never from a rounded 1 + q/2):
+                // p is the nearest double, p_err its distance to the exact p.
+                let q_exact = inputs.q.clone().unwrap_or_else(|| Exact::from_f64(*q));
+                let p_exact = Exact::from_f64(extra).add(&q_exact.half());
+                let p = p_exact.to_f64();
+                let p_err = p_exact.distance_to(p);
                 let kappa = 1.0 / c.sqrt();
-                let kappa_rel = if *c == 1.0 { 0.0 } else { 2.0 * U };
+                // 1/sqrt(c) rounds twice (2u) unless c = 1; a typed c that is not a double adds
+                // rel_c/2 (kappa = c^(-1/2)), plus second order.
+                let kappa_rel =
+                    if *c == 1.0 { 0.0 } else { 2.0 * U } + inputs.rel_c * (0.5 + inputs.rel_c);
                 let term = PowerTerm {
                     a,
                     b,
@@ -113,11 +132,16 @@ impl Plan {
                     p,
                     p_err,
                 };
-                Engine::Power(Box::new(PowerPlan::new(term, route)))
+                let mut plan = PowerPlan::new(term, &p_exact, route);
+                plan.account_for_inputs(inputs.rel_a.max(inputs.rel_b));
+                Engine::Power(Box::new(plan))
             }
             (Variance::Exponential { c, lambda }, family) => {
                 let extra = family.extra_power().unwrap_or(0.0);
-                Engine::Direct(DirectPlan::exponential(a, b, *c, *lambda, extra))
+                let t_c = inputs.rel_c * (0.5 + inputs.rel_c);
+                let up_ab = (1.0 + inputs.rel_a.max(inputs.rel_b)) * (1.0 + t_c) - 1.0;
+                let typed = (up_ab * 1.01, inputs.rel_lambda * 1.01);
+                Engine::Direct(DirectPlan::exponential(a, b, *c, *lambda, extra, typed))
             }
             (Variance::Measured { values }, family) => {
                 let extra = family.extra_power().unwrap_or(0.0);
@@ -127,6 +151,7 @@ impl Plan {
         Ok(Plan {
             params: params.clone(),
             engine,
+            inputs,
         })
     }
 
@@ -141,6 +166,33 @@ impl Plan {
             Engine::Direct(d) if d.tail.is_none() => d.len as u64,
             _ => crate::MAX_DEPTH,
         }
+    }
+
+    /// Relative bound on how much a sum of g(l) over l <= n (or over l > n: every term moves
+    /// alike) moves between the doubles computed with and the exact typed inputs. With
+    /// y = A x + B x^2: A dg/dA, B dg/dB <= y/(1+y) <= g and x dg/dx <= 2g, so S(A(1+a)) lies
+    /// within |a| S of S(A) (S/A is nonincreasing, S increasing), and the same for B; a factor
+    /// (1 + t) on every x moves S by at most (1+t)^2 - 1 relative. c enters x as c^(-1/2) (power
+    /// law: already in kappa_rel); lambda as e^(-lambda l/2), a factor at most
+    /// e^(rel_lambda lambda l/2) on x_l for the largest l summed (the prefix stops at `len`).
+    fn sum_input_rel(&self, n: u64) -> f64 {
+        let inputs = &self.inputs;
+        let ab = inputs.rel_a + inputs.rel_b * (1.0 + inputs.rel_a);
+        let x_factor = match (&self.engine, &self.params.variance) {
+            (Engine::Direct(d), Variance::Exponential { lambda, .. }) => {
+                let l = n.min(d.len as u64) as f64;
+                let t_lambda = (inputs.rel_lambda * lambda * l * 0.5 * (1.0 + 4.0 * U)).exp_m1();
+                let t_c = inputs.rel_c * (0.5 + inputs.rel_c);
+                (1.0 + t_lambda) * (1.0 + t_c) - 1.0
+            }
+            _ => 0.0,
+        };
+        if ab == 0.0 && x_factor == 0.0 {
+            return 0.0;
+        }
+        let x_rel = (1.0 + x_factor) * (1.0 + x_factor) - 1.0;
+        // 1.01: a relative 1% on bounds of size ~1e-15 covers the rounding of these few products
+        ((1.0 + ab) * (1.0 + x_rel) - 1.0) * 1.01
     }
 
     fn check_depth(&self, n: u64) -> Result<(), Error> {
@@ -162,7 +214,7 @@ impl Plan {
             Engine::Power(p) => p.sum(n),
             Engine::Direct(d) => d.sum(n),
         };
-        Ok(enclosure(v, e))
+        Ok(enclosure(v, e + self.sum_input_rel(n) * (v.abs() + e)))
     }
 
     /// The limit N -> infinity: finite (with enclosure) or divergent (leading terms and C).
@@ -177,6 +229,7 @@ impl Plan {
             Engine::Direct(d) => match d.tail {
                 Some(t) => {
                     let (v, e) = d.sum(d.len as u64);
+                    let e = e + self.sum_input_rel(d.len as u64) * (v.abs() + e);
                     Ok(crate::Limit::Finite {
                         log_limit: Enclosure {
                             value: v + 0.5 * t,
@@ -194,10 +247,20 @@ impl Plan {
     /// variance is a finite measured list.
     pub fn tail(&self, n: u64) -> Result<Option<Bounds>, Error> {
         self.check_depth(n)?;
-        Ok(match &self.engine {
-            Engine::Power(p) => p.tail(n),
-            Engine::Direct(d) => d.tail(n),
-        })
+        let (bounds, rel) = match &self.engine {
+            Engine::Power(p) => (p.tail(n), self.sum_input_rel(u64::MAX)),
+            Engine::Direct(d) => (d.tail(n), self.sum_input_rel(d.len as u64)),
+        };
+        Ok(bounds.map(|t| {
+            if rel == 0.0 {
+                t
+            } else {
+                Bounds {
+                    lo: down(t.lo * (1.0 - rel)).max(0.0),
+                    hi: up(t.hi * (1.0 + rel)),
+                }
+            }
+        }))
     }
 
     /// Everything at one depth.
@@ -217,7 +280,10 @@ impl Plan {
             _ => Some(self.limit()?),
         };
         let (limit_value, divergent) = match limit {
-            Some(crate::Limit::Finite { log_limit }) => (Some(log_limit), None),
+            Some(crate::Limit::Finite { log_limit }) if log_limit.width().is_finite() => {
+                (Some(log_limit), None)
+            }
+            Some(crate::Limit::Finite { .. }) => (None, None),
             Some(crate::Limit::Divergent { divergence }) => (None, Some(divergence)),
             None => (None, None),
         };
@@ -230,6 +296,7 @@ impl Plan {
                 tail: self.tail(n)?,
                 divergent,
                 zeta_bound,
+                unresolved: self.unresolved(),
             }),
             Depth::Infinite => {
                 if let Engine::Direct(d) = &self.engine {
@@ -245,8 +312,50 @@ impl Plan {
                     tail: limit_value.map(|_| Bounds { lo: 0.0, hi: 0.0 }),
                     divergent,
                     zeta_bound,
+                    unresolved: self.unresolved(),
                 })
             }
+        }
+    }
+
+    /// How the product grows as N -> infinity (see [`Growth`]), decided on the exact inputs.
+    pub fn growth(&self) -> Growth {
+        match &self.engine {
+            Engine::Power(p) => p.growth(),
+            Engine::Direct(d) if d.tail.is_none() => Growth {
+                class: GrowthClass::FiniteList,
+                exponent: None,
+                coefficient: None,
+                log_coefficient: None,
+                constant: None,
+                reason: None,
+            },
+            Engine::Direct(_) => Growth {
+                class: GrowthClass::Convergent,
+                exponent: None,
+                coefficient: None,
+                log_coefficient: None,
+                constant: match self.limit() {
+                    Ok(crate::Limit::Finite { log_limit }) => Some(log_limit),
+                    _ => None,
+                },
+                reason: None,
+            },
+        }
+    }
+
+    /// What this plan cannot certify, each with the reason (empty when everything is certified).
+    pub fn unresolved(&self) -> Vec<Unresolved> {
+        match &self.engine {
+            Engine::Power(p) => p
+                .infinity_reason()
+                .map(|reason| Unresolved {
+                    quantity: if p.divergent { "constant" } else { "limit" }.into(),
+                    reason,
+                })
+                .into_iter()
+                .collect(),
+            Engine::Direct(_) => Vec::new(),
         }
     }
 
@@ -304,12 +413,15 @@ impl Plan {
                 (Engine::Power(p), CurveKind::Leading) => p.leading(n as f64),
                 (Engine::Power(p), CurveKind::Tail) => p.tail(n).map_or(0.0, |t| t.hi),
                 (Engine::Power(p), CurveKind::Asymptote) => p.asymptote(n as f64),
-                (_, CurveKind::Eq65Exponent) => closed_forms::eq65_exponent(
-                    self.params.a,
-                    self.params.b,
-                    eps.unwrap_or(1.0),
-                    n as f64,
-                )?,
+                (_, CurveKind::Eq65Exponent) => {
+                    closed_forms::eq65_exponent(
+                        self.params.a,
+                        self.params.b,
+                        eps.unwrap_or(1.0),
+                        n as f64,
+                    )?
+                    .value
+                }
                 (_, CurveKind::LinearClaim) => (n as f64).ln() + first,
                 (Engine::Direct(d), CurveKind::LogProduct) => d.sum(n).0,
                 (Engine::Direct(d), _) => d.tail(n).map_or(0.0, |t| t.hi),
@@ -326,13 +438,6 @@ impl Plan {
             Engine::Direct(_) => None,
         }
     }
-}
-
-/// Knuth's TwoSum: a + b = s + e exactly.
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    (s, (a - (s - bb)) + (b - bb))
 }
 
 fn up(x: f64) -> f64 {

@@ -4,9 +4,10 @@
 use super::{down, enclosure, up, RouteOptions, BEYOND_DEPTHS, K_MAX, TOL};
 use crate::coefficients::{root_radius, LogSeries};
 use crate::euler_maclaurin::{em_start, EmRegion, PowerTerm};
+use crate::exact::Exact;
 use crate::sum::{Accumulator, U};
 use crate::zeta::{em_corrections, em_main, em_min_start};
-use crate::{AsymptoticTerm, Bounds, Divergence};
+use crate::{AsymptoticTerm, Bounds, Divergence, Enclosure, Growth, GrowthClass};
 
 /// The power-law engine (see the module docs).
 #[derive(Debug, Clone)]
@@ -23,6 +24,15 @@ pub(super) struct PowerPlan {
     pub(super) coef: Vec<(f64, f64)>,
     pub(super) s: Vec<f64>,
     pub(super) ds: Vec<f64>,
+    /// side[k] = sign of 1 - k p for the exact p (1: below the pole, 0: resonant, -1: above);
+    /// gap[k] = 1 - k p correctly rounded from the exact value.
+    pub(super) side: Vec<i32>,
+    pub(super) gap: Vec<f64>,
+    /// Upper bounds on the coefficients of -log(1 - A kappa x - B kappa^2 x^2) (see
+    /// [`Self::input_error`]).
+    pub(super) abs_coef: Vec<f64>,
+    /// Relative distance of typed A, B from their doubles (0 when exact).
+    pub(super) delta: f64,
     /// Z(s_k, M) with errors.
     pub(super) z_m: Vec<(f64, f64)>,
     /// suffix[k] = sum_{j>k} c_j kappa^j Z(s_j, M): (value, rounding error, sum |c_j kappa^j| ds_j |Z(s_j, M)|).
@@ -41,7 +51,9 @@ pub(super) struct PowerPlan {
 }
 
 impl PowerPlan {
-    pub(super) fn new(term: PowerTerm, route: RouteOptions) -> PowerPlan {
+    /// `p_exact` is the exact p that `term.p` rounds: it decides, for every k, whether
+    /// k p < 1, = 1 or > 1, and gives 1 - k p correctly rounded.
+    pub(super) fn new(term: PowerTerm, p_exact: &Exact, route: RouteOptions) -> PowerPlan {
         let p = term.p;
         let zero = term.a == 0.0 && term.b == 0.0;
         let rho_kappa = root_radius(term.a, term.b) * term.kappa * (1.0 + 4.0 * U + term.kappa_rel);
@@ -90,6 +102,8 @@ impl PowerPlan {
         let mut coef = vec![(0.0, 0.0); k + 1];
         let mut s = vec![0.0; k + 1];
         let mut ds = vec![0.0; k + 1];
+        let mut side = vec![0i32; k + 1];
+        let mut gap = vec![0.0; k + 1];
         let mut kappa_k = 1.0;
         for i in 1..=k {
             kappa_k *= term.kappa;
@@ -97,8 +111,25 @@ impl PowerPlan {
             let c = series.c[i] * kappa_k;
             coef[i] = (c, series.err[i] * kappa_k * (1.0 + kr) + c.abs() * (kr + U));
             let fi = i as f64;
-            s[i] = fi * p;
-            ds[i] = fi.mul_add(p, -s[i]).abs() + fi * term.p_err;
+            let gap_exact = Exact::int(1).sub(&p_exact.mul_int(i as i64));
+            side[i] = gap_exact.signum();
+            gap[i] = gap_exact.to_f64();
+            if side[i] == 0 {
+                // exact resonance k p = 1 (e.g. a typed q = 0.4 at k = 5): s is exactly 1
+                s[i] = 1.0;
+                ds[i] = 0.0;
+            } else {
+                s[i] = fi * p;
+                ds[i] = fi.mul_add(p, -s[i]).abs() + fi * term.p_err;
+            }
+        }
+        // ~c_k kappa^k, upper bounds on the coefficients of -log(1 - A kappa x - B kappa^2 x^2)
+        let abs_series = LogSeries::new(-term.a, -term.b, k);
+        let mut abs_coef = vec![0.0; k + 1];
+        let mut kappa_k_up = 1.0;
+        for i in 1..=k {
+            kappa_k_up *= term.kappa * (1.0 + term.kappa_rel + 2.0 * U);
+            abs_coef[i] = (-abs_series.c[i] + abs_series.err[i]) * kappa_k_up * (1.0 + 2.0 * U);
         }
         let mut z_m = vec![(0.0, 0.0); k + 1];
         for i in 1..=k {
@@ -106,7 +137,8 @@ impl PowerPlan {
                 z_m[i] = z_at(s[i], m, m.powf(-s[i]), 3.0 * U);
             }
         }
-        let divergent = !zero && (1..=k).any(|i| s[i] <= 1.0 && coef[i].0 != 0.0);
+        // decided on the exact exponents: k p <= 1 for a nonzero c_k
+        let divergent = !zero && (1..=k).any(|i| side[i] >= 0 && coef[i].0 != 0.0);
         let suffix = suffix_sums(&coef, &z_m, &ds);
         let mut plan = PowerPlan {
             term,
@@ -118,6 +150,10 @@ impl PowerPlan {
             coef,
             s,
             ds,
+            side,
+            gap,
+            abs_coef,
+            delta: 0.0,
             suffix,
             z_m,
             rho_kappa,
@@ -172,6 +208,118 @@ impl PowerPlan {
         (acc.value(), acc.error() + self.trunc_m)
     }
 
+    /// Why V (the limit, or the constant C) is not certified, in words; `None` when it is.
+    pub(super) fn infinity_reason(&self) -> Option<String> {
+        let (v, e) = self.infinity;
+        let what = if self.divergent {
+            "the constant C"
+        } else {
+            "the limit"
+        };
+        if self.m > BEYOND_DEPTHS {
+            return Some(format!(
+                "{what} is not resolvable in double precision: the partial sums that must cancel in it exceed 10^16, so their rounding alone is larger than {what} (extended precision is needed)"
+            ));
+        }
+        if !e.is_finite() {
+            let k = (1..=self.k)
+                .find(|&i| self.side[i] != 0 && self.s[i] == 1.0)
+                .unwrap_or(1);
+            return Some(format!(
+                "{what} is not resolvable in double precision: 1 - {k}p = {:e} is closer to 0 than double precision resolves near the pole of the zeta function (extended precision is needed)",
+                self.gap[k]
+            ));
+        }
+        if self.divergent && !(e <= v.abs().max(1.0)) {
+            return Some(format!(
+                "{what} is not resolvable in double precision: its rounding error bound {e:.1e} exceeds its size"
+            ));
+        }
+        None
+    }
+
+    /// Bound on how much V (the limit or C) moves when A and B move by relative amounts at most
+    /// `delta` (typed decimals that are not doubles; kappa's are already in `term.kappa_rel`).
+    ///
+    /// V = below_m + sum_k c_k kappa^k Z(kp, M). below_m is a sum of g(l) > 0 and
+    /// A dg/dA, B dg/dB <= g (y/(1+y) <= log(1+y)), so it moves by at most
+    /// ((1+delta)^2 - 1) below_m. c_k is a sum of monomials A^(k-2j) B^j with coefficients whose
+    /// absolute values sum to ~c_k, the coefficient of x^k in -log(1 - A x - B x^2) (log(1+w)
+    /// and -log(1-w) have the same coefficients up to sign, and w = A x + B x^2 has positive
+    /// ones); each monomial moves by at most (1+delta)^k - 1.
+    pub(super) fn input_error(&self, delta: f64) -> f64 {
+        if delta == 0.0 || self.zero {
+            return 0.0;
+        }
+        let mut err = grow(2, delta) * self.below_m.0.abs();
+        for i in 1..=self.k {
+            let (z, ze) = self.z_m[i];
+            err += grow(i, delta) * self.abs_coef[i] * (z.abs() + ze);
+        }
+        err * (1.0 + 4.0 * U)
+    }
+
+    /// Takes typed A and B that are off their doubles by relative amounts at most `delta` into
+    /// V, C and the growth numbers (see [`Self::input_error`]).
+    pub(super) fn account_for_inputs(&mut self, delta: f64) {
+        if delta == 0.0 {
+            return;
+        }
+        self.delta = delta;
+        self.infinity.1 += self.input_error(delta);
+        self.divergence = self.compute_divergence();
+    }
+
+    /// The growth class with its certified numbers (see [`crate::Growth`]).
+    pub(super) fn growth(&self) -> Growth {
+        let reason = self.infinity_reason();
+        if !self.divergent {
+            let (v, e) = self.infinity;
+            return Growth {
+                class: GrowthClass::Convergent,
+                exponent: None,
+                coefficient: None,
+                log_coefficient: None,
+                constant: reason.is_none().then(|| enclosure(v, e)),
+                reason,
+            };
+        }
+        let constant = self.divergence.as_ref().and_then(|d| d.constant);
+        // Leading term: the first nonzero c_k with k p < 1 (1 - k p decreases with k).
+        let leading = (1..=self.k).find(|&i| self.coef[i].0 != 0.0 && self.side[i] > 0);
+        let log_term = (1..=self.k).find(|&i| self.coef[i].0 != 0.0 && self.side[i] == 0);
+        let log_coefficient = log_term.map(|i| {
+            let (c, ce) = self.coef[i];
+            enclosure(c, ce + grow(i, self.delta) * self.abs_coef[i])
+        });
+        match leading {
+            Some(i) => {
+                let (c, ce) = self.coef[i];
+                let g = self.gap[i];
+                // g is 1 - k p correctly rounded (relative error <= u); c / g rounds once more.
+                let value = c / g;
+                let moved = grow(i, self.delta) * self.abs_coef[i];
+                let radius = (ce + moved + 3.0 * U * c.abs()) / (g.abs() * (1.0 - U));
+                Growth {
+                    class: GrowthClass::StretchedExponential,
+                    exponent: Some(Enclosure::with_radius(g, U * g.abs())),
+                    coefficient: Some(enclosure(value, radius)),
+                    log_coefficient,
+                    constant,
+                    reason,
+                }
+            }
+            None => Growth {
+                class: GrowthClass::Power,
+                exponent: log_coefficient,
+                coefficient: None,
+                log_coefficient,
+                constant,
+                reason,
+            },
+        }
+    }
+
     pub(super) fn divergence(&self) -> Option<Divergence> {
         self.divergence.clone()
     }
@@ -183,17 +331,17 @@ impl PowerPlan {
         let mut terms = Vec::new();
         for i in 1..=self.k {
             let (c, _) = self.coef[i];
-            if c == 0.0 || self.s[i] > 1.0 {
+            if c == 0.0 || self.side[i] < 0 {
                 continue;
             }
-            if self.s[i] == 1.0 {
+            if self.side[i] == 0 {
                 terms.push(AsymptoticTerm {
                     coefficient: c,
                     exponent: 0.0,
                     log: true,
                 });
             } else {
-                let e = 1.0 - self.s[i];
+                let e = self.gap[i];
                 terms.push(AsymptoticTerm {
                     coefficient: c / e,
                     exponent: e,
@@ -365,17 +513,28 @@ impl PowerPlan {
         self.each_term_at(b, |i, xk, _| {
             let (c, s) = (self.coef[i].0, self.s[i]);
             let (corr, _) = em_corrections(s, b, xk, 0.0);
-            let gap = if s == 1.0 {
+            let one_minus_s = self.gap[i];
+            let gap = if self.side[i] == 0 {
                 -(1.0 / nf).ln_1p()
-            } else if s < 1.0 {
+            } else if self.side[i] > 0 {
                 // [n^(1-s) - (n+1)^(1-s)]/(1-s)
-                -nf.powf(1.0 - s) * ((1.0 - s) * (1.0 / nf).ln_1p()).exp_m1() / (1.0 - s)
+                -nf.powf(one_minus_s) * (one_minus_s * (1.0 / nf).ln_1p()).exp_m1() / one_minus_s
             } else {
                 em_main(s, b, xk, 0.0).0
             };
             acc.add(-c * (gap + corr), 0.0);
         });
         acc.value()
+    }
+}
+
+/// (1 + delta)^k - 1 <= k delta (1 + k delta) for k delta <= 1, rounded up (x (1+x) >= e^x - 1).
+pub(super) fn grow(k: usize, delta: f64) -> f64 {
+    let x = k as f64 * delta * (1.0 + 2.0 * U);
+    if x > 1.0 {
+        f64::INFINITY
+    } else {
+        x * (1.0 + x) * (1.0 + 2.0 * U)
     }
 }
 
