@@ -21,6 +21,7 @@ Routes (see README.md for details):
 import json
 import math
 import sys
+from fractions import Fraction
 import time
 
 import mpmath
@@ -37,8 +38,11 @@ mp.dps = DPS
 
 # ---------------------------------------------------------------- parameters
 def setup(family, A, B, c, q):
-    """Exact-double inputs -> mp parameters (p computed exactly from the double q)."""
-    A, B, c, q = mpf(A), mpf(B), mpf(c), mpf(q)
+    """Exact-double inputs -> mp parameters (p computed exactly from the double q).
+    q may also be a decimal string such as '0.4': the exact rational a person typed (the core's
+    input semantics); then k p == 1 is decided exactly (Fraction) and such k get s = 1 exactly."""
+    exact_q = Fraction(q) if isinstance(q, str) else None
+    A, B, c, q = mpf(A), mpf(B), mpf(c), (mpf(exact_q.numerator) / exact_q.denominator if exact_q is not None else mpf(q))
     if family == 'harmonic':
         kappa, p = mpf(1), mpf(1)
     else:
@@ -49,7 +53,16 @@ def setup(family, A, B, c, q):
     r1 = (-A + mp.sqrt(disc)) / 2
     r2 = (-A - mp.sqrt(disc)) / 2
     rho = max(abs(r1), abs(r2))
-    return dict(A=A, B=B, kappa=kappa, p=p, roots=[r1, r2], rho=rho)
+    extra = {'unscaled': Fraction(0), 'scaled': Fraction(1), 'sqrt-scaled': Fraction(1, 2), 'harmonic': None}[family]
+    exact_p = Fraction(1) if family == 'harmonic' else (extra + exact_q / 2 if exact_q is not None else None)
+    return dict(A=A, B=B, kappa=kappa, p=p, roots=[r1, r2], rho=rho, exact_p=exact_p)
+
+
+def kp(P, k):
+    """k p, exactly 1 where the exact p says k p = 1."""
+    if P.get('exact_p') is not None and k * P['exact_p'] == 1:
+        return mpf(1)
+    return k * P['p']
 
 
 def coeffs(P, K):
@@ -84,7 +97,7 @@ def leading_terms(P):
     cs = coeffs(P, max(K, 2))
     for k in range(1, K + 1):
         if cs[k] != 0:
-            out.append((k, cs[k] * P['kappa'] ** k, k * P['p']))
+            out.append((k, cs[k] * P['kappa'] ** k, kp(P, k)))
     return out
 
 
@@ -138,7 +151,7 @@ def route1(P, N):
         for k in range(1, K + 1):
             if cs[k] == 0:
                 continue
-            s = k * p
+            s = kp(P, k)
             if N == 'inf':
                 assert s > 1
                 T = hurwitz_zeta(s, M)
@@ -368,6 +381,19 @@ CASES = [
     ('corner-unscaled-q0.1-1e6', 'unscaled', 1, 1, 1, 0.1, 10 ** 6),
     ('corner-unscaled-q0.1-1e12', 'unscaled', 1, 1, 1, 0.1, 10 ** 12),
     ('corner-unscaled-q2/3-1e9', 'unscaled', 1, 1, 1, 2 / 3, 10 ** 9),   # kp = 3 q/2 = 1 - 1.1e-16
+    # --- depths at and beyond 2^32 and 2^53 (wasm32 must not truncate them)
+    ('seed-unscaled-2^32-1', 'unscaled', 1, 1, 1, 1, 2 ** 32 - 1),
+    ('seed-unscaled-2^32', 'unscaled', 1, 1, 1, 1, 2 ** 32),
+    ('seed-scaled-2^32+1', 'scaled', 1, 1, 1, 1, 2 ** 32 + 1),
+    ('seed-sqrt-scaled-2^53-1', 'sqrt-scaled', 1, 1, 1, 1, 2 ** 53 - 1),
+    ('harmonic-real-2^53+2', 'harmonic', 2.75, 0.3, 1, 1, 2 ** 53 + 2),
+    # --- near-resonant exponents (k p close to 1, not equal)
+    ('near-resonant-unscaled-q1.99999-1e9', 'unscaled', 1, 1, 1, 1.99999, 10 ** 9),
+    ('near-resonant-sqrt-scaled-q1.0001-1e12', 'sqrt-scaled', 1, 1, 1, 1.0001, 10 ** 12),
+    # --- exact resonance: a typed q = '0.4' is 2/5, so 5 p = 1 exactly (a log N term; C has digamma)
+    ('resonant-unscaled-q0.4-C', 'unscaled', 1, 1, 1, '0.4', 'C'),
+    ('resonant-unscaled-q0.4-A0.01-C', 'unscaled', 0.01, 1, 1000, '0.4', 'C'),
+    ('resonant-unscaled-q0.4-1e6', 'unscaled', 1, 1, 1, '0.4', 10 ** 6),
 ]
 
 

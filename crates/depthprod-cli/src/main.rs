@@ -76,8 +76,9 @@ enum Command {
     },
     /// Product of rotations by theta/l^r, l = 1..N: norm 1, yet the angle need not converge.
     Rotation {
-        #[arg(long, default_value_t = 0.5)]
-        theta: f64,
+        /// Angle theta (-100..100); negative values may be written plainly: --theta -0.75.
+        #[arg(long, default_value = "0.5", allow_hyphen_values = true)]
+        theta: String,
         #[arg(long, default_value_t = 1)]
         r: u32,
         #[arg(long, default_value = "1e6")]
@@ -257,7 +258,7 @@ fn main() -> ExitCode {
                 &n,
             )
         }
-        Command::Rotation { theta, r, n } => rotation(theta, r, &n),
+        Command::Rotation { theta, r, n } => rotation(&theta, r, &n),
     };
     match result {
         Ok(text) => {
@@ -352,6 +353,17 @@ fn certified(e: &Enclosure) -> String {
     )
 }
 
+/// A double in shortest round-trip form, scientific when plain digits would be long (so 1e-100
+/// prints as 1e-100, not as a hundred zeros).
+fn shortest(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 || (1e-5..1e16).contains(&a) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 fn describe_family(f: Family) -> &'static str {
     match f {
         Family::Unscaled => "unscaled: a_l = 1/sigma_l (Eq. 9, Pre-LN)",
@@ -385,13 +397,19 @@ fn eval_table(params: &Params, ev: &Evaluation) -> String {
     let mut rows: Vec<(String, String)> =
         vec![("family".into(), describe_family(ev.family).into())];
     let variance = match &params.variance {
-        Variance::Power { c, q } => format!("sigma_l^2 = {c} l^{q}"),
-        Variance::Exponential { c, lambda } => format!("sigma_l^2 = {c} e^({lambda} l)"),
+        Variance::Power { c, q } => format!("sigma_l^2 = {} l^{}", shortest(*c), shortest(*q)),
+        Variance::Exponential { c, lambda } => {
+            format!("sigma_l^2 = {} e^({} l)", shortest(*c), shortest(*lambda))
+        }
         Variance::Measured { values } => format!("measured list of {} layers", values.len()),
     };
     rows.push((
         "parameters".into(),
-        format!("A = {}, B = {}, {variance}", params.a, params.b),
+        format!(
+            "A = {}, B = {}, {variance}",
+            shortest(params.a),
+            shortest(params.b)
+        ),
     ));
     let n = ev.n.map_or("inf".to_string(), |n| n.to_string());
     rows.push(("N".into(), n.clone()));
@@ -576,7 +594,11 @@ fn closed_forms(mut input: ClosedFormsInput, n: &str) -> Result<String, String> 
     Ok(table(&rows))
 }
 
-fn rotation(theta: f64, r: u32, n: &str) -> Result<String, String> {
+fn rotation(theta: &str, r: u32, n: &str) -> Result<String, String> {
+    let theta = Number::Text(theta.to_string())
+        .resolve("theta")
+        .map_err(err)?
+        .value;
     let n = match n.parse::<Depth>().map_err(err)? {
         Depth::Finite(n) => n,
         Depth::Infinite => return Err("--n must be finite for rotations".into()),

@@ -57,14 +57,17 @@ pub(crate) fn em_corrections(s: f64, a: f64, x: f64, x_rel: f64) -> (f64, f64) {
     (value, truncation + rounding + f64::MIN_POSITIVE)
 }
 
-/// main(s, a) = a^(1-s)/(s-1) for s != 1, -log a for s = 1; `x` = a^-s with relative error `x_rel`.
-pub(crate) fn em_main(s: f64, a: f64, x: f64, x_rel: f64) -> (f64, f64) {
-    if s == 1.0 {
+/// main(s, a) = a^(1-s)/(s-1) for s != 1, -log a for s = 1; `x` = a^-s with relative error
+/// `x_rel`, and `d` = s - 1 with relative error at most u (callers pass the exact distance to the
+/// pole correctly rounded, never a difference of rounded numbers: s = 1 + 1e-17 has d = 1e-17
+/// although s rounds to 1). `d == 0` means s = 1 exactly.
+pub(crate) fn em_main(d: f64, a: f64, x: f64, x_rel: f64) -> (f64, f64) {
+    if d == 0.0 {
         let v = -a.ln();
         (v, 2.0 * U * v.abs())
     } else {
-        let d = s - 1.0;
         let v = a * x / d;
+        // d's own u, the product and the division (u each), plus one u of slack for x_rel's rounding
         (v, v.abs() * (x_rel + 4.0 * U))
     }
 }
@@ -74,7 +77,9 @@ pub(crate) fn z_large(s: f64, a: f64) -> (f64, f64) {
     let x = (-s * a.ln()).exp();
     // exp of an argument with absolute error u|s log a| (+ log's own error): relative error of x
     let x_rel = 2.0 * U * (s * a.ln()).abs() + 2.0 * U;
-    let (m, me) = em_main(s, a, x, x_rel);
+    // s - 1 is exact (Sterbenz) for s in [1/2, 2]; beyond, its rounding (u) is the u that
+    // em_main's bound allows for d
+    let (m, me) = em_main(s - 1.0, a, x, x_rel);
     let (c, ce) = em_corrections(s, a, x, x_rel);
     (m + c, me + ce + U * (m + c).abs())
 }

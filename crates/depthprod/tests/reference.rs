@@ -2,15 +2,24 @@
 //! mpmath by two or more independent methods each; see its README). Every enclosure must contain
 //! the reference value, and be at most 1e-12 wide (relative; absolute below 1).
 
-use depthprod::{Depth, Family, Limit, Params, Plan};
+use depthprod::exact::Exact;
+use depthprod::{Depth, Enclosure, Family, Limit, Number, ParamsInput, Plan, VarianceInput};
 use serde_json::Value;
 
-fn num(v: &Value) -> f64 {
+/// A JSON number or decimal string as the core's input type: a string is the exact decimal.
+fn input(v: &Value) -> Number {
     match v {
-        Value::Number(n) => n.as_f64().unwrap(),
-        Value::String(s) => s.parse().unwrap(),
+        Value::Number(n) => Number::Double(n.as_f64().unwrap()),
+        Value::String(s) => Number::Text(s.clone()),
         other => panic!("not a number: {other}"),
     }
+}
+
+/// Whether the enclosure contains the decimal reference value, decided exactly (no rounding of
+/// the reference to a double, no slack).
+fn contains_exactly(e: &Enclosure, reference: &str) -> bool {
+    let r = Exact::parse(reference).expect("reference is a decimal");
+    r.cmp_exact(&Exact::from_f64(e.lo)).is_ge() && r.cmp_exact(&Exact::from_f64(e.hi)).is_le()
 }
 
 #[test]
@@ -28,21 +37,24 @@ fn reference_values_lie_in_the_enclosures() {
     for case in cases {
         let id = case["id"].as_str().unwrap();
         let family: Family = case["family"].as_str().unwrap().parse().unwrap();
-        let params = Params::power(
+        let params = ParamsInput {
             family,
-            num(&case["a"]),
-            num(&case["b"]),
-            num(&case["c"]),
-            num(&case["q"]),
-        );
-        let plan = Plan::new(&params).unwrap();
+            a: input(&case["a"]),
+            b: input(&case["b"]),
+            variance: VarianceInput::Power {
+                c: input(&case["c"]),
+                q: Some(input(&case["q"])),
+                eps: None,
+            },
+        };
+        let plan = Plan::from_input(&params).unwrap();
         let depth: Depth = case["n"].as_str().unwrap().parse().unwrap();
         let (reference, e) = if case["kind"] == "asymptotic-constant" {
             let Limit::Divergent { divergence } = plan.limit().unwrap() else {
                 panic!("{id}: should diverge")
             };
             (
-                num(&case["constant_c"]),
+                case["constant_c"].as_str().unwrap(),
                 divergence
                     .constant
                     .unwrap_or_else(|| panic!("{id}: C not resolved")),
@@ -55,12 +67,10 @@ fn reference_values_lie_in_the_enclosures() {
                     Limit::Divergent { .. } => panic!("{id}: should converge"),
                 },
             };
-            (num(&case["log_product"]), e)
+            (case["log_product"].as_str().unwrap(), e)
         };
-        // the f64 nearest the reference may sit half an ulp outside a tight enclosure
-        let slack = reference.abs() * f64::EPSILON;
         assert!(
-            e.lo - slack <= reference && reference <= e.hi + slack,
+            contains_exactly(&e, reference),
             "{id}: {e:?} does not contain {reference}"
         );
         worst = worst.max(e.relative_width());
@@ -77,4 +87,74 @@ fn reference_values_lie_in_the_enclosures() {
         "worst relative width over {} reference cases: {worst:.2e}",
         cases.len()
     );
+}
+
+/// Exponential variance (N -> infinity, and every N >= 2^32, where the remaining tail is below
+/// e^(-2e8)) and measured lists, against tests/reference/direct_models.json (two routes each).
+#[test]
+fn direct_model_reference_values_lie_in_the_enclosures() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/reference/direct_models.json"
+    );
+    let data: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("direct_models.json")).unwrap();
+    let cases = data["cases"].as_array().unwrap();
+    assert!(cases.len() >= 7);
+    for case in cases {
+        let id = case["id"].as_str().unwrap();
+        let family: Family = case["family"].as_str().unwrap().parse().unwrap();
+        let reference = case["log_product"].as_str().unwrap();
+        let variance = match case.get("lambda") {
+            Some(lambda) => VarianceInput::Exponential {
+                c: input(&case["c"]),
+                lambda: input(lambda),
+            },
+            None => VarianceInput::Measured {
+                values: case["values"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_f64().unwrap())
+                    .collect(),
+            },
+        };
+        let plan = Plan::from_input(&ParamsInput {
+            family,
+            a: input(&case["a"]),
+            b: input(&case["b"]),
+            variance,
+        })
+        .unwrap();
+        let mut enclosures = Vec::new();
+        if case.get("lambda").is_some() {
+            let Limit::Finite { log_limit } = plan.limit().unwrap() else {
+                panic!("{id}: exponential variance converges")
+            };
+            enclosures.push(("limit".to_string(), log_limit));
+            for n in [
+                (1u64 << 32) - 1,
+                1 << 32,
+                (1 << 32) + 1,
+                (1 << 53) - 1,
+                (1 << 53) + 2,
+                1_000_000_000_000_000_000,
+            ] {
+                enclosures.push((format!("N = {n}"), plan.log_product(n).unwrap()));
+            }
+        } else {
+            let n: u64 = case["n"].as_str().unwrap().parse().unwrap();
+            enclosures.push((format!("N = {n}"), plan.log_product(n).unwrap()));
+        }
+        for (what, e) in enclosures {
+            assert!(
+                contains_exactly(&e, reference),
+                "{id} {what}: {e:?} does not contain {reference}"
+            );
+            assert!(
+                e.relative_width() <= 1e-12,
+                "{id} {what}: {e:?} is wider than 1e-12 relative"
+            );
+        }
+    }
 }

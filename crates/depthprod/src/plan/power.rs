@@ -5,7 +5,7 @@ use super::{down, enclosure, up, RouteOptions, BEYOND_DEPTHS, K_MAX, TOL};
 use crate::coefficients::{root_radius, LogSeries};
 use crate::euler_maclaurin::{em_start, EmRegion, PowerTerm};
 use crate::exact::Exact;
-use crate::sum::{Accumulator, U};
+use crate::sum::{Accumulator, LIBM_REL, U};
 use crate::zeta::{em_corrections, em_main, em_min_start};
 use crate::{AsymptoticTerm, Bounds, Divergence, Enclosure, Growth, GrowthClass};
 
@@ -134,7 +134,7 @@ impl PowerPlan {
         let mut z_m = vec![(0.0, 0.0); k + 1];
         for i in 1..=k {
             if (coef[i].0 != 0.0 || coef[i].1 != 0.0) && m <= BEYOND_DEPTHS {
-                z_m[i] = z_at(s[i], m, m.powf(-s[i]), 3.0 * U);
+                z_m[i] = z_at(s[i], -gap[i], m, m.powf(-s[i]), 3.0 * U);
             }
         }
         // decided on the exact exponents: k p <= 1 for a nonzero c_k
@@ -201,7 +201,7 @@ impl PowerPlan {
         for i in 1..=self.k {
             let (c, ce) = self.coef[i];
             let (z, ze) = self.z_m[i];
-            let ze = ze + s_error(self.s[i], self.ds[i], self.m, z);
+            let ze = ze + s_error(self.s[i], -self.gap[i], self.ds[i], self.m, z);
             let t = c * z;
             acc.add(t, ce * z.abs() + c.abs() * ze + U * t.abs());
         }
@@ -383,9 +383,16 @@ impl PowerPlan {
             let (k_b, cut_b) = self.each_term_at(b, |i, xk, rel| {
                 let (c, ce) = self.coef[i];
                 let (zm, zme) = self.z_m[i];
-                let (zb, zbe) = z_at(self.s[i], b, xk, rel);
-                let d = zm - zb;
-                let de = zme + zbe + U * d.abs() + self.ds[i] * ln_b * d.abs() * 1.01;
+                let (d, de) = if self.gap[i].abs() < NEAR_POLE {
+                    // near k p = 1 both Z's are ~1/|1 - kp|: difference them analytically
+                    self.z_difference(i, b, ln_b, xk, rel)
+                } else {
+                    let (zb, zbe) = z_at(self.s[i], -self.gap[i], b, xk, rel);
+                    (zm - zb, zme + zbe + U * (zm - zb).abs())
+                };
+                // 1.01: a relative 1% over the first-order bound ds |d/ds (Z(s,M) - Z(s,b))|
+                // <= ds log b |difference| covers its second-order terms (ds log b < 1e-10)
+                let de = de + self.ds[i] * ln_b * d.abs() * 1.01;
                 let t = c * d;
                 acc.add(t, ce * d.abs() + c.abs() * de + U * t.abs());
             });
@@ -395,6 +402,37 @@ impl PowerPlan {
             (acc.value(), acc.error() + self.trunc_m + trunc_b)
         };
         (value, err + self.depth_rounding(n, b))
+    }
+
+    /// Z(s_k, M) - Z(s_k, b) for b >= M when k p is near 1, without the cancellation of two
+    /// terms of size 1/|1 - kp|: with e = 1 - kp (correctly rounded from the exact p) the main
+    /// parts differ by (b^e - M^e)/e = M^e expm1(e log(b/M))/e (log(b/M) at e = 0), and the
+    /// Euler-Maclaurin corrections are differenced directly (they are O(M^-kp), small).
+    ///
+    /// Error of the main part (relative): M^e = exp(e log M), |e log M| <= 1e-3 here, so LIBM_REL
+    /// for exp plus 3u for the argument; log(b/M) = ln_1p((b - M)/M): 2u for the quotient and
+    /// LIBM_REL; t = e log(b/M) one u more and e's own u; expm1 passes t's relative error
+    /// through with condition number t e^t / expm1(t) <= 1 + |t| <= 2 (|t| <= 1e-3 * 42), and
+    /// adds LIBM_REL; the division and product 2u.
+    fn z_difference(&self, i: usize, b: f64, ln_b: f64, xk: f64, rel: f64) -> (f64, f64) {
+        let e = self.gap[i];
+        let m = self.m;
+        let ln_ratio = ((b - m) / m).ln_1p();
+        let main = if e == 0.0 {
+            ln_ratio
+        } else {
+            (e * m.ln()).exp() * (e * ln_ratio).exp_m1() / e
+        };
+        let t_rel = 5.0 * U + LIBM_REL;
+        let main_err =
+            main.abs() * ((LIBM_REL + 3.0 * U) + 2.0 * t_rel + LIBM_REL + 2.0 * U) * (1.0 + 1e-6);
+        let s = self.s[i];
+        let x_m = m.powf(-s);
+        let (corr_m, corr_m_err) = em_corrections(s, m, x_m, 3.0 * U);
+        let (corr_b, corr_b_err) = em_corrections(s, b, xk, rel);
+        let _ = ln_b;
+        let v = main + corr_m - corr_b;
+        (v, main_err + corr_m_err + corr_b_err + 2.0 * U * v.abs())
     }
 
     /// Calls `f(k, b^-kp, its relative error)` for every series term that needs Z(kp, b) at
@@ -467,8 +505,8 @@ impl PowerPlan {
             let mut acc = Accumulator::new();
             let (_, cut_b) = self.each_term_at(b, |i, xk, rel| {
                 let (c, ce) = self.coef[i];
-                let (z, ze) = z_at(self.s[i], b, xk, rel);
-                let ze = ze + self.ds[i] * s_derivative_bound(self.s[i], b, z);
+                let (z, ze) = z_at(self.s[i], -self.gap[i], b, xk, rel);
+                let ze = ze + self.ds[i] * s_derivative_bound(self.s[i], -self.gap[i], b, z);
                 let t = c * z;
                 acc.add(t, ce * z.abs() + c.abs() * ze + U * t.abs());
             });
@@ -520,13 +558,17 @@ impl PowerPlan {
                 // [n^(1-s) - (n+1)^(1-s)]/(1-s)
                 -nf.powf(one_minus_s) * (one_minus_s * (1.0 / nf).ln_1p()).exp_m1() / one_minus_s
             } else {
-                em_main(s, b, xk, 0.0).0
+                em_main(-self.gap[i], b, xk, 0.0).0
             };
             acc.add(-c * (gap + corr), 0.0);
         });
         acc.value()
     }
 }
+
+/// |1 - kp| below which [`PowerPlan::z_difference`] replaces Z(s, M) - Z(s, b): there the two
+/// Z's are >= 1/|1 - kp| >= 1000 and their difference loses three digits or more.
+const NEAR_POLE: f64 = 1e-3;
 
 /// (1 + delta)^k - 1 <= k delta (1 + k delta) for k delta <= 1, rounded up (x (1+x) >= e^x - 1).
 pub(super) fn grow(k: usize, delta: f64) -> f64 {
@@ -555,34 +597,39 @@ fn suffix_sums(coef: &[(f64, f64)], z_m: &[(f64, f64)], ds: &[f64]) -> Vec<(f64,
     out
 }
 
-/// Z(s, a) at a large a with a^-s = `x` known (relative error `x_rel`).
-fn z_at(s: f64, a: f64, x: f64, x_rel: f64) -> (f64, f64) {
-    let (m, me) = em_main(s, a, x, x_rel);
+/// Z(s, a) at a large a with a^-s = `x` known (relative error `x_rel`) and d = s - 1 correctly
+/// rounded from the exact exponent.
+fn z_at(s: f64, d: f64, a: f64, x: f64, x_rel: f64) -> (f64, f64) {
+    let (m, me) = em_main(d, a, x, x_rel);
     let (c, ce) = em_corrections(s, a, x, x_rel);
     (m + c, me + ce + U * (m + c).abs())
 }
 
-/// Error in Z(s, a) from an exponent known only to within `ds`: ds * |dZ/ds|.
-/// A computed s of exactly 1 whose true value differs (ds > 0) makes Z(s, a) unresolvable: the
-/// pole at s = 1 is within reach, so the error is infinite (only V = C is affected).
-fn s_error(s: f64, ds: f64, a: f64, z: f64) -> f64 {
+/// Error in Z(s, a) = main + corrections from evaluating them at a computed s within `ds` of the
+/// exact one. The pole factor 1/(s - 1) does not contribute: it is evaluated with d = s - 1
+/// correctly rounded from the exact exponent (see [`em_main`]). What remains is
+/// a^(-s) in both parts, d/ds = -log a times each, and the Pochhammer factors (s)_{2j-1} of the
+/// corrections, whose logarithmic derivative sum_{i<2j-1} 1/(s+i) is below 2 J / s with J = 20
+/// terms at most: ds (log a (|main| + |corr|) + (2 J / s) |corr|), with |corr| <= |z| + |main|.
+fn s_error(s: f64, d: f64, ds: f64, a: f64, z: f64) -> f64 {
     if ds == 0.0 {
-        0.0
-    } else if s == 1.0 {
-        f64::INFINITY
-    } else {
-        ds * s_derivative_bound(s, a, z)
+        return 0.0;
     }
+    let ln_a = a.ln();
+    let main = if d == 0.0 {
+        ln_a
+    } else {
+        (a * a.powf(-s) / d).abs()
+    };
+    let corr = z.abs() + main;
+    // (1 + 1e-6): rounding of this bound's own few operations
+    ds * (ln_a * (main + corr) + 40.0 / s * corr) * (1.0 + 1e-6)
 }
 
-/// Bound on |dZ(s, a)/ds| = |sum_{l>=a} log(l) l^-s| (continued analytically for s <= 1).
-fn s_derivative_bound(s: f64, a: f64, z: f64) -> f64 {
-    let ln_a = a.ln();
-    if s == 1.0 {
-        return 2.0 * ln_a * (ln_a + z.abs()) + 1.0;
-    }
-    let main = (a * a.powf(-s) / (s - 1.0)).abs();
-    (ln_a * (z.abs() + 2.0 * main) + main / (s - 1.0).abs()) * 1.01
+/// Bound on |dZ(s, a)/ds| (continued analytically for s <= 1) for the tail at a: the same
+/// terms as [`s_error`] (the tail's Z is evaluated with the exact d as well).
+fn s_derivative_bound(s: f64, d: f64, a: f64, z: f64) -> f64 {
+    s_error(s, d, 1.0, a, z)
 }
 
 /// Bound on the k-series truncation after K terms over [m, infinity):
