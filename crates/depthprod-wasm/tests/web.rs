@@ -392,3 +392,115 @@ fn a_prepared_product_answers_like_the_free_functions() {
     .unwrap();
     assert_eq!(list.max_depth(), 3.0);
 }
+
+/// N = 2^32 - 1, 2^32, 2^32 + 1, 2^53 - 1, 2^53 + 2 and 10^18 for every family and variance
+/// model: wasm32 once truncated N to 32 bits (`n as usize`) and returned log P = 0 "exact" at
+/// N = 2^32 under exponential variance. Each wasm enclosure must be at most 1e-12 wide, overlap the
+/// native build's (tests/reference/native_big_depths.json, written by the core's big_depths test),
+/// and contain the mpmath reference where tests/reference has one (decided exactly).
+#[wasm_bindgen_test]
+fn big_depths_agree_with_native_and_reference_values() {
+    use depthprod::exact::Exact;
+    let native = js(include_str!(
+        "../../../tests/reference/native_big_depths.json"
+    ));
+    let reference = js(include_str!("../../../tests/reference/reference.json"));
+    let direct = js(include_str!("../../../tests/reference/direct_models.json"));
+    // (family, model, n) -> reference decimal, for A = B = c = 1, q = 1 / lambda = 0.1
+    let mut refs: Vec<(String, String, String, String)> = Vec::new();
+    for case in Array::from(&get(&reference, "cases")).iter() {
+        let one = |k: &str| get(&case, k).as_f64() == Some(1.0);
+        if one("a")
+            && one("b")
+            && one("c")
+            && one("q")
+            && get(&case, "n").as_string() != Some("inf".into())
+        {
+            refs.push((
+                get(&case, "family").as_string().unwrap(),
+                "power".into(),
+                get(&case, "n").as_string().unwrap(),
+                get(&case, "log_product").as_string().unwrap(),
+            ));
+        }
+    }
+    for case in Array::from(&get(&direct, "cases")).iter() {
+        let lambda = Reflect::get(&case, &JsValue::from_str("lambda")).unwrap();
+        let one = |k: &str| get(&case, k).as_f64() == Some(1.0);
+        if lambda.as_f64() == Some(0.1) && one("a") && one("b") && one("c") {
+            let family = get(&case, "family").as_string().unwrap();
+            let value = get(&case, "log_product").as_string().unwrap();
+            for n in [
+                "4294967295",
+                "4294967296",
+                "4294967297",
+                "9007199254740991",
+                "9007199254740994",
+                "1000000000000000000",
+            ] {
+                refs.push((
+                    family.clone(),
+                    "exponential".into(),
+                    n.into(),
+                    value.clone(),
+                ));
+            }
+        }
+    }
+    let mut checked_against_reference = 0;
+    let rows = Array::from(&native);
+    assert_eq!(rows.length(), 72);
+    for row in rows.iter() {
+        let text = |k: &str| get(&row, k).as_string().unwrap();
+        let (family, model, n) = (text("family"), text("model"), text("n"));
+        let variance = match model.as_str() {
+            "power" => r#"{"kind":"power","c":1,"q":1}"#,
+            "exponential" => r#"{"kind":"exponential","c":1,"lambda":0.1}"#,
+            _ => r#"{"kind":"measured","values":[1,2,3]}"#,
+        };
+        let request = js(&format!(
+            r#"{{"family":"{family}","a":1,"b":1,"variance":{variance},"n":{n}}}"#
+        ));
+        let result = api::evaluate(request);
+        if Reflect::has(&row, &JsValue::from_str("error")).unwrap() {
+            assert_eq!(
+                thrown_message(result.unwrap_err()),
+                text("error"),
+                "{family} {model} {n}"
+            );
+            continue;
+        }
+        let out = result.unwrap_or_else(|e| panic!("{family} {model} {n}: {}", thrown_message(e)));
+        let (lo, value, hi) = (
+            num(&out, "log_product.lo"),
+            num(&out, "log_product.value"),
+            num(&out, "log_product.hi"),
+        );
+        let parse = |k: &str| text(k).parse::<f64>().unwrap();
+        let where_ = format!("{family} {model} N = {n}: wasm [{lo}, {hi}]");
+        assert!(hi - lo <= 1e-12 * value.abs().max(1.0), "{where_} too wide");
+        assert!(
+            lo <= parse("hi") && parse("lo") <= hi,
+            "{where_} misses native [{}, {}]",
+            parse("lo"),
+            parse("hi")
+        );
+        if let Some((_, _, _, r)) = refs
+            .iter()
+            .find(|(f, m, rn, _)| *f == family && *m == model && *rn == n)
+        {
+            let r = Exact::parse(r).unwrap();
+            assert!(
+                r.cmp_exact(&Exact::from_f64(lo)).is_ge()
+                    && r.cmp_exact(&Exact::from_f64(hi)).is_le(),
+                "{where_} misses the reference"
+            );
+            checked_against_reference += 1;
+        }
+    }
+    // every exponential row of the unscaled and scaled families, and the power rows with a reference
+    assert!(
+        checked_against_reference >= 12 + 4,
+        "{checked_against_reference}"
+    );
+}
