@@ -16,17 +16,19 @@ pub(crate) struct LogSeries {
     pub(crate) err: Vec<f64>,
 }
 
-/// An upper bound on rho = max |roots of z^2 + A z + B| (inflated to cover rounding).
+/// A proven upper bound on rho = max |roots of z^2 + A z + B| for A, B >= 0.
+///
+/// Both root moduli are at most max(sqrt(B), (A + sqrt(max(A^2 - 4B, 0)))/2): complex roots have
+/// modulus sqrt(B); real roots have product B, so the larger is >= sqrt(B) and equals
+/// (A + sqrt(A^2 - 4B))/2. The discriminant is bounded above (a*a rounded up by a factor 1 + 2u;
+/// 4B is exact) so that a double root (A^2 = 4B, where rounding can make the computed
+/// discriminant negative and the old estimate 1e-8 low) never loses its sqrt(disc) part; sqrt,
+/// the sum and the halving then round by at most u each, covered by (1 + 4u).
 pub(crate) fn root_radius(a: f64, b: f64) -> f64 {
-    let disc = a * a - 4.0 * b;
-    let rho = if disc >= 0.0 {
-        0.5 * (a + disc.sqrt())
-    } else {
-        b.sqrt()
-    };
-    // disc has relative error <= 3u in each part; a generous inflation keeps this an upper bound
-    // (rho enters only truncation bounds, never values).
-    rho * (1.0 + 1e-12) + 1e-300
+    let disc_up = (a * a * (1.0 + 2.0 * U) - 4.0 * b) * (1.0 + U);
+    let real = 0.5 * (a + disc_up.max(0.0).sqrt());
+    let complex = b.sqrt();
+    real.max(complex) * (1.0 + 4.0 * U) + 1e-300
 }
 
 impl LogSeries {
@@ -93,6 +95,21 @@ mod tests {
                     s.c[k].abs() <= 2.0 * rho.powi(k as i32) / k as f64 * (1.0 + 1e-9) + s.err[k]
                 );
             }
+        }
+    }
+
+    /// issue 7 item 5: near a double root (A^2 = 4B) the old estimate was 1e-8 too small.
+    #[test]
+    fn root_radius_is_an_upper_bound_near_a_double_root() {
+        // A = 10, B = 25 (1 - ulp): roots -5 +- sqrt(25 - B), modulus up to 5 + 2.7e-7
+        let b = 25.0 * (1.0 - f64::EPSILON);
+        let exact_up = 5.0 + (25.0 - b).sqrt();
+        assert!(root_radius(10.0, b) >= exact_up, "{} < {exact_up}", root_radius(10.0, b));
+        assert!(root_radius(10.0, b) <= exact_up * (1.0 + 1e-7));
+        for &(a, b) in &[(10.0, 25.0), (1.0, 1.0), (3.0, 2.0), (0.0, 5.0), (50.0, 0.1)] {
+            let disc: f64 = a * a - 4.0 * b;
+            let rho = if disc >= 0.0 { 0.5 * (a + disc.sqrt()) } else { f64::sqrt(b) };
+            assert!(root_radius(a, b) >= rho && root_radius(a, b) <= rho * (1.0 + 1e-7) + 1e-7);
         }
     }
 

@@ -2,7 +2,8 @@
 //!
 //! Error bound used by callers (Trefethen, "Is Gauss quadrature better than Clenshaw-Curtis?",
 //! SIAM Review 50 (2008), Thm 4.5): if f is analytic in the Bernstein ellipse E_rho and |f| <= M
-//! there, the n-point rule on [-1, 1] errs by at most (64/15) M rho^(-2n) / (rho^2 - 1).
+//! there, the (n+1)-point rule on [-1, 1] errs by at most (64/15) M rho^(-2n) / (rho^2 - 1); so
+//! the n-point rule used here errs by at most (64/15) M rho^(-2(n-1)) / (rho^2 - 1).
 
 use std::sync::OnceLock;
 
@@ -12,9 +13,10 @@ pub(crate) const RHO: f64 = 3.0;
 /// The orders available, smallest first.
 pub(crate) const ORDERS: [usize; 6] = [4, 6, 8, 12, 16, 24];
 
-/// (64/15) rho^(-2n) / (rho^2 - 1): multiply by max|f| on E_rho and by the half-length of the interval.
+/// (64/15) rho^(-2(n-1)) / (rho^2 - 1) for the n-point rule (Trefethen's theorem is stated for
+/// n+1 points): multiply by max|f| on E_rho and by the half-length of the interval.
 pub(crate) fn error_factor(n: usize, rho: f64) -> f64 {
-    64.0 / 15.0 * rho.powi(-2 * n as i32) / (rho * rho - 1.0)
+    64.0 / 15.0 * rho.powi(-2 * (n as i32 - 1)) / (rho * rho - 1.0)
 }
 
 /// (nodes, weights) of the n-point rule on [-1, 1]; `n` must be one of [`ORDERS`].

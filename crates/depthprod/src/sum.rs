@@ -12,9 +12,8 @@ pub(crate) const LIBM_REL: f64 = 2.0 * U;
 
 /// A running sum of terms, each given with a bound on its own error.
 ///
-/// Error bound of the result (Neumaier's algorithm, Higham, *Accuracy and Stability*, 4.3):
-/// |computed - exact| <= sum(term errors) + 2u |sum| + 2 n u^2 sum|x_i|, which `error()` returns
-/// with a factor 2 of slack on the second-order part.
+/// Error bound of the result: the terms' own errors plus Ogita-Rump-Oishi's bound for compensated
+/// summation, u |sum| + gamma_{n-1}^2 sum |x_i| (see `error()`).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Accumulator {
     sum: f64,
@@ -52,8 +51,13 @@ impl Accumulator {
 
     /// A rigorous bound on |value() - exact sum of the exact terms|.
     pub(crate) fn error(&self) -> f64 {
-        let n = self.count as f64;
-        (self.term_error + 2.0 * U * self.value().abs() + 4.0 * n * U * U * self.abs_sum)
+        // Ogita, Rump and Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput. 26 (2005),
+        // Prop. 4.5 (Sum2; Neumaier's branch is the same error-free TwoSum):
+        // |res - s| <= u |s| + gamma_{n-1}^2 sum |x_i|, gamma_k = k u / (1 - k u).
+        // 2u |value| covers u |s| (|s| <= |value| (1 + u) + the second-order term).
+        let k = self.count.saturating_sub(1) as f64 * U;
+        let gamma = k / (1.0 - k);
+        (self.term_error + 2.0 * U * self.value().abs() + gamma * gamma * self.abs_sum)
             * (1.0 + 4.0 * U)
     }
 }

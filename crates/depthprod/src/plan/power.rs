@@ -397,6 +397,7 @@ impl PowerPlan {
                 acc.add(t, ce * d.abs() + c.abs() * de + U * t.abs());
             });
             let (rest, rest_err, rest_ds) = self.suffix[k_b];
+            // 1.01: as above, second-order terms of ds log b (< 1e-10) on the suffix sums
             acc.add(rest, rest_err + rest_ds * ln_b * 1.01);
             let trunc_b = if k_b < self.k { cut_b } else { 0.0 };
             (acc.value(), acc.error() + self.trunc_m + trunc_b)
@@ -466,6 +467,7 @@ impl PowerPlan {
         let p = self.term.p;
         let k0 = ((1.0 / p).floor() as usize).clamp(1, self.k);
         let k0p = (k0 + 1) as f64 * p - 1.0;
+        // (1 + 1e-12): x_b's error (powf one ulp plus p_err log b < 1e-13) and the product's u
         let theta = self.rho_kappa * x_b * (1.0 + 1e-12);
         if theta > 0.5 || k0p <= 0.0 || theta == 0.0 {
             let b = ln_b.exp();
@@ -477,6 +479,8 @@ impl PowerPlan {
         let k_b = (needed.max(k0 as f64) as usize).min(self.k);
         (
             k_b,
+            // (1 + 1e-10): the exponent (|.| < 1e4) carries < 1e-11 absolute error (ln, ln_1p one
+            // ulp each, the +1e-12 in ln_theta already covers theta's), exp one ulp more
             (c0 + (k_b + 1) as f64 * ln_theta).exp() * (1.0 + 1e-10),
         )
     }
@@ -489,6 +493,8 @@ impl PowerPlan {
             return 0.0;
         }
         let low = (n.min(bi) - count) as f64;
+        // each of the `count` (< 2^11, the spacing of doubles near 10^18) misplaced terms is at most
+        // g(low) (g decreases); 1.01 covers g's own evaluation error (a few ulps) with room
         count as f64 * self.term.g(low).0 * 1.01
     }
 
@@ -635,6 +641,7 @@ fn s_derivative_bound(s: f64, d: f64, a: f64, z: f64) -> f64 {
 /// Bound on the k-series truncation after K terms over [m, infinity):
 /// (2/(K+1)) (1 + m/((K+1)p - 1)) theta^(K+1) / (1 - theta), theta = rho kappa m^-p.
 fn series_truncation(rho_kappa: f64, p: f64, m: f64, k: usize) -> f64 {
+    // (1 + 1e-12): powf one ulp and the product's u, < 1e-15 relative
     let theta = rho_kappa * m.powf(-p) * (1.0 + 1e-12);
     let k1 = (k + 1) as f64;
     if theta >= 1.0 || k1 * p <= 1.0 {
@@ -642,5 +649,7 @@ fn series_truncation(rho_kappa: f64, p: f64, m: f64, k: usize) -> f64 {
     }
     let log_bound =
         (2.0 / k1).ln() + (1.0 + m / (k1 * p - 1.0)).ln() + k1 * theta.ln() - (1.0 - theta).ln();
+    // (1 + 1e-10): |log_bound| < 1e4 computed with < 1e-11 absolute error (three ln at one ulp
+    // each and the sum), exp adds one ulp
     log_bound.exp() * (1.0 + 1e-10)
 }
