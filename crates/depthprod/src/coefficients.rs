@@ -104,11 +104,25 @@ mod tests {
         // A = 10, B = 25 (1 - ulp): roots -5 +- sqrt(25 - B), modulus up to 5 + 2.7e-7
         let b = 25.0 * (1.0 - f64::EPSILON);
         let exact_up = 5.0 + (25.0 - b).sqrt();
-        assert!(root_radius(10.0, b) >= exact_up, "{} < {exact_up}", root_radius(10.0, b));
+        assert!(
+            root_radius(10.0, b) >= exact_up,
+            "{} < {exact_up}",
+            root_radius(10.0, b)
+        );
         assert!(root_radius(10.0, b) <= exact_up * (1.0 + 1e-7));
-        for &(a, b) in &[(10.0, 25.0), (1.0, 1.0), (3.0, 2.0), (0.0, 5.0), (50.0, 0.1)] {
+        for &(a, b) in &[
+            (10.0, 25.0),
+            (1.0, 1.0),
+            (3.0, 2.0),
+            (0.0, 5.0),
+            (50.0, 0.1),
+        ] {
             let disc: f64 = a * a - 4.0 * b;
-            let rho = if disc >= 0.0 { 0.5 * (a + disc.sqrt()) } else { f64::sqrt(b) };
+            let rho = if disc >= 0.0 {
+                0.5 * (a + disc.sqrt())
+            } else {
+                f64::sqrt(b)
+            };
             assert!(root_radius(a, b) >= rho && root_radius(a, b) <= rho * (1.0 + 1e-7) + 1e-7);
         }
     }

@@ -17,6 +17,23 @@ fn log_uniform(lo: f64, hi: f64) -> impl Strategy<Value = f64> {
     (lo.ln()..hi.ln()).prop_map(f64::exp)
 }
 
+/// Values that land inside [min, max], just outside it, far outside, below the A/B floor, and
+/// non-finite, in comparable proportions (`any::<f64>()` almost never lands in range).
+fn near(min: f64, max: f64) -> impl Strategy<Value = f64> {
+    prop_oneof![
+        min..=max,
+        Just(min),
+        Just(max),
+        (1u64..1000).prop_map(move |k| min - k as f64 * 1e-3 * (1.0 + min.abs())),
+        (1u64..1000).prop_map(move |k| max * (1.0 + k as f64 * 1e-3)),
+        0.0f64..1e-100,
+        Just(f64::NAN),
+        Just(f64::INFINITY),
+        Just(-f64::INFINITY),
+        any::<f64>(),
+    ]
+}
+
 fn depth() -> impl Strategy<Value = u64> {
     (0.0f64..18.0).prop_map(|e| 10f64.powf(e).round().clamp(1.0, 1e18) as u64)
 }
@@ -34,7 +51,10 @@ proptest! {
         let y = plan.log_product(hi_n).unwrap();
         for e in [x, y] {
             prop_assert!(e.value.is_finite() && e.lo <= e.value && e.value <= e.hi, "{e:?}");
-            prop_assert!(e.lo >= -1e-300 || e.value >= 0.0);
+            // every g(l) > 0 (A or B > 0), so log P_N >= log P_1 > 0; and the width goal
+            let first = plan.log_product(1).unwrap();
+            prop_assert!(e.hi >= first.lo && e.lo <= e.hi, "{e:?} below log P_1 {first:?}");
+            prop_assert!(e.width() <= 1e-12 * e.value.abs().max(1.0), "{e:?} wider than 1e-12");
         }
         // exact values are nondecreasing in N, so the enclosures cannot contradict that
         prop_assert!(y.hi >= x.lo, "N={lo_n}: {x:?}, N={hi_n}: {y:?}");
@@ -56,7 +76,7 @@ proptest! {
     }
 
     #[test]
-    fn random_parameters_never_panic(a in any::<f64>(), b in any::<f64>(), c in any::<f64>(), q in any::<f64>(),
+    fn random_parameters_never_panic(a in near(0.0, 100.0), b in near(0.0, 100.0), c in near(1e-3, 1e3), q in near(0.05, 8.0),
                                      n in any::<u64>(), fam in family()) {
         let params = Params::power(fam, a, b, c, q);
         match Plan::new(&params) {
@@ -65,7 +85,16 @@ proptest! {
                     prop_assert!(!e.value.is_nan() && !e.lo.is_nan() && !e.hi.is_nan());
                 }
             }
-            Err(e) => prop_assert!(!e.to_string().is_empty()),
+            Err(e) => {
+                // the message names the offending parameter, which is one of the inputs
+                let msg = e.to_string();
+                let named = ["A", "B", "c", "q"].iter().any(|p| msg.starts_with(&format!("{p} ")));
+                prop_assert!(named, "{msg}");
+                let out_of = |x: f64, (lo, hi): (f64, f64)| !(lo..=hi).contains(&x);
+                prop_assert!(out_of(a, (0.0, 100.0)) || out_of(b, (0.0, 100.0)) || out_of(c, (1e-3, 1e3))
+                    || out_of(q, (0.05, 8.0)) || (a > 0.0 && a < 1e-100) || (b > 0.0 && b < 1e-100),
+                    "refused valid parameters: {msg}");
+            }
         }
         let exp = Params { family: fam, a, b, variance: Variance::Exponential { c, lambda: q } };
         if let Ok(plan) = Plan::new(&exp) {
