@@ -157,3 +157,68 @@ fn curve_and_list_and_rotation() {
     let out = run(&["rotation", "--theta", "0.5", "--r", "1", "--n", "1000"]);
     assert!(String::from_utf8(out.stdout).unwrap().contains("norm"));
 }
+
+/// Issue 7 item 9: negative numbers written plainly, messages naming the parameter and its
+/// range, values in shortest round-trip form, and the user's decimals as exact inputs.
+#[test]
+fn numbers_as_typed() {
+    let out = run(&["rotation", "--theta", "-0.75", "--r", "1", "--n", "10"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&["rotation", "--theta", "1", "--r", "2", "--n", "1000"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("norm     1.00000000000000000"), "{text}");
+    for (args, want) in [
+        (
+            vec!["eval", "--a", "-5e-324"],
+            "A = -5e-324 is outside the supported range [0, 100]",
+        ),
+        (
+            vec!["eval", "--a=-5e-324"],
+            "A = -5e-324 is outside the supported range [0, 100]",
+        ),
+        (
+            vec!["eval", "--b", "-1e-300"],
+            "B = -1e-300 is outside the supported range [0, 100]",
+        ),
+        (
+            vec!["eval", "--a", "5e-324"],
+            "A = 5e-324 is nonzero but below 1e-100",
+        ),
+        (vec!["eval", "--q", "abc"], "q = \"abc\" is not a number"),
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(err.len() < 300, "{err}");
+    }
+    // typed decimals are exact: sqrt-scaled q = 1.0000000000000002 converges (p - 1 = 1e-16)
+    let v = json(&[
+        "eval",
+        "--family",
+        "sqrt-scaled",
+        "--q",
+        "1.0000000000000002",
+        "--n",
+        "inf",
+        "--json",
+    ]);
+    assert!(v["divergent"].is_null(), "{v}");
+    let lp = &v["log_product"];
+    assert!(
+        lp["lo"].as_f64().unwrap() <= 1e16 + 0.887 && 1e16 + 0.887 <= lp["hi"].as_f64().unwrap(),
+        "{v}"
+    );
+    // eps instead of q: q = 2 - eps exactly
+    let by_eps = json(&[
+        "eval", "--family", "scaled", "--eps", "1", "--n", "1e6", "--json",
+    ]);
+    let by_q = json(&[
+        "eval", "--family", "scaled", "--q", "1", "--n", "1e6", "--json",
+    ]);
+    assert_eq!(by_eps["log_product"], by_q["log_product"]);
+}
