@@ -131,7 +131,6 @@ pub fn riemann_zeta(s: f64) -> Result<Enclosure, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::f64::consts::PI;
 
     #[test]
     fn riemann_zeta_known_values() {

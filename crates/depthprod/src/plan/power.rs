@@ -230,7 +230,7 @@ impl PowerPlan {
                 self.gap[k]
             ));
         }
-        if self.divergent && !(e <= v.abs().max(1.0)) {
+        if self.divergent && (!v.is_finite() || e > v.abs().max(1.0)) {
             return Some(format!(
                 "{what} is not resolvable in double precision: its rounding error bound {e:.1e} exceeds its size"
             ));
