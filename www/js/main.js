@@ -196,6 +196,20 @@ function update(commit, write) {
   }
 }
 
+/**
+ * Whether a field the current view uses holds a value the core refused: then every number shown is
+ * the last good one and is marked as not updated.
+ */
+function staleInputs() {
+  const used = ['a', 'b', 'n'];
+  if (state.variance !== 'list') used.push('c');
+  if (state.variance === 'power') used.push(state.lns ? 'eps' : 'q');
+  if (state.variance === 'exp') used.push('lambda');
+  if (state.variance === 'list') used.push('list');
+  for (const f of Object.keys(state.own || {})) used.push(`${f}.c`, `${f}.q`, `${f}.eps`);
+  return used.some((k) => errors[k]);
+}
+
 function draw(res) {
   const xMax = Math.max(res.nMax, 10);
   const empty = state.families.length === 0 ? 'Choose a product to show.' : '';
@@ -203,12 +217,18 @@ function draw(res) {
   plots.main.yLog = state.logy;
   plots.main.set({ xMin: 1, xMax, series: res.main, message: empty || (res.main.length ? '' : res.problems.join('; ')) });
   T.push(performance.now());
-  readouts.render(readoutItems(state, good, res));
+  const stale = staleInputs();
+  readouts.render(readoutItems(state, good, res), { stale });
   T.push(performance.now());
   // The second row of plots and the cards: one pass with the main plot, so a frame shows one state.
-  plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: res.remainder.length ? '' : 'No divergent product among those shown.' });
+  const notes = res.remainderNotes || [];
+  const remainderMessage = res.remainder.length ? '' : notes.length ? notes.join('. ') : 'No divergent product among those shown.';
+  plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: remainderMessage });
+  const noteEl = document.getElementById('remainder-note');
+  if (noteEl) noteEl.textContent = res.remainder.length && notes.length ? `(${notes.join('; ')})` : '';
   plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' });
   cards.update(state, good, res);
+  cards.setStale(stale);
   share?.set(state, good, res);
   access.set(state, good, res);
   T.push(performance.now());

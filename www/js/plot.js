@@ -134,7 +134,11 @@ export class Plot {
       if (y < lo) lo = y;
       if (y > hi) hi = y;
     };
+    // Reference lines (limits, bounds, asymptotes, the paper's claims) never set the range while
+    // there is a product to show: a reference far from the curves must not squash them.
+    const anyData = this.series.some((s) => !s.ref);
     for (const s of this.series) {
+      if (s.ref && anyData) continue;
       if (s.hline !== undefined) {
         take(s.hline);
         continue;
@@ -308,7 +312,7 @@ export class Plot {
       const { xs, ys } = s;
       let pen = false;
       const n = Math.min(xs.length, ys.length);
-      for (let i = 0; i < n; i++) {
+      for (let i = describedFrom(s, n); i < n; i++) {
         const x = xs[i];
         const y = ys[i];
         if (!Number.isFinite(y) || (this.yLog && y <= 0) || x < 1) {
@@ -526,7 +530,7 @@ export class Plot {
       if (s.hline !== undefined) y = s.hline;
       else {
         const i = nearest(s.xs, xs);
-        y = i >= 0 ? s.ys[i] : NaN;
+        y = i >= 0 && i >= describedFrom(s, s.ys.length) ? s.ys[i] : NaN;
         if (i >= 0 && Number.isFinite(y) && !(this.yLog && y <= 0)) {
           const Y = this.py(y);
           if (Y >= t && Y <= t + h) {
@@ -577,6 +581,24 @@ function line(ctx, x0, y0, x1, y1) {
 }
 
 // ───────────── ticks ─────────────
+
+/**
+ * For a series that `describes` another curve ({ ys, tol }), the first index from which it stays within
+ * tol · max(1, |curve|) of that curve up to the end (n when it never does): an asymptote is drawn only
+ * where it describes the curve. A visibility decision, like clipping, not a computed quantity.
+ */
+export function describedFrom(s, n) {
+  const d = s.describes;
+  if (!d || !d.ys) return 0;
+  let from = n;
+  for (let i = n - 1; i >= 0; i--) {
+    const y = d.ys[i];
+    const a = s.ys[i];
+    if (!Number.isFinite(y) || !Number.isFinite(a) || Math.abs(a - y) > d.tol * Math.max(1, Math.abs(y))) break;
+    from = i;
+  }
+  return from;
+}
 
 /** Decade ticks (10^k labels) with minor 2..9 ticks; falls back to 1-2-5 ticks inside one decade. */
 function logTicks(lo, hi, maxMajor) {

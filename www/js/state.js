@@ -22,11 +22,21 @@ export function defaultState() {
     variance: 'power',
     lns: false,
     logy: true,
+    // Per-family power laws that replace the shared variance model for that family (the paper's own
+    // comparison puts Pre-LN's σ_l² ∼ l beside LNS's σ_l² ∼ l^(2−ε)): family → { c, q, eps, lns } as text.
+    own: {},
   };
 }
 
 export function cloneState(s) {
-  return { text: { ...s.text }, families: [...s.families], variance: s.variance, lns: s.lns, logy: s.logy };
+  const own = {};
+  for (const [f, m] of Object.entries(s.own || {})) own[f] = { ...m };
+  return { text: { ...s.text }, families: [...s.families], variance: s.variance, lns: s.lns, logy: s.logy, own };
+}
+
+/** A family's own power law as typed: σ_l² = c · l^q, or l^(2 − ε) when `lns`. */
+export function ownModel({ c = '1', q = '1', eps = '0.5', lns = false } = {}) {
+  return { c: String(c), q: String(q), eps: String(eps), lns: !!lns };
 }
 
 /** Strict number parsing: empty or partial text is not a number (Number('') would be 0). */
@@ -54,6 +64,8 @@ export function cleanMessage(msg) {
 // ───────────────────────────── URL fragment ─────────────────────────────
 
 const KNOWN_KEYS = new Set(['a', 'b', 'c', 'q', 'eps', 'n', 'families', 'variance', 'lambda', 'list', 'logy']);
+/** `scaled.eps=0.5`, `unscaled.q=1`, `scaled.c=2`: a family's own power law. */
+const OWN_KEY = /^(unscaled|scaled|harmonic|sqrt-scaled)\.(c|q|eps)$/;
 const MAX_FRAGMENT = 200_000;
 
 /**
@@ -79,6 +91,14 @@ export function parseFragment(hash) {
   }
   for (const [key, raw] of params) {
     const value = String(raw);
+    const own = OWN_KEY.exec(key);
+    if (own) {
+      const [, fam, field] = own;
+      const m = (state.own[fam] ??= ownModel());
+      m[field] = value;
+      if (field === 'eps') m.lns = true;
+      continue;
+    }
     if (!KNOWN_KEYS.has(key)) {
       problems.push({ key: 'fragment', message: `unknown setting “${truncate(key)}” ignored (known: a, b, c, q, eps, n, families, variance, lambda, list, logy)` });
       continue;
@@ -113,8 +133,8 @@ export function parseFragment(hash) {
     }
   }
   if (state.lns && !params.has('q')) {
-    const eps = strictNum(state.text.eps);
-    state.text.q = Number.isNaN(eps) ? state.text.q : paramToken(2 - eps);
+    const q = lnsExponent(strictNum(state.text.eps));
+    state.text.q = Number.isNaN(q) ? state.text.q : paramToken(q);
   }
   return { state, problems };
 }
@@ -137,6 +157,13 @@ export function serialize(good, state) {
     else parts.push(`q=${enc(paramToken(good.q))}`);
   }
   if (state.variance === 'exp') parts.push(`lambda=${enc(paramToken(good.lambda))}`);
+  for (const f of FAMILIES) {
+    const m = state.own?.[f];
+    const g = good.own?.[f];
+    if (!m || !g) continue;
+    parts.push(`${f}.c=${enc(paramToken(g.c))}`);
+    parts.push(m.lns ? `${f}.eps=${enc(paramToken(g.eps))}` : `${f}.q=${enc(paramToken(g.q))}`);
+  }
   parts.push(`n=${enc(depthToken(good.n))}`);
   if (state.variance !== 'power') parts.push(`variance=${state.variance}`);
   if (state.variance === 'list') parts.push(`list=${enc(good.listText.replace(/\s*\n\s*/g, ',').replace(/\s+/g, ''))}`);
@@ -156,7 +183,22 @@ function probe(over) {
 
 /** Initial "last good" values: the defaults. */
 export function initialGood() {
-  return { a: 1, b: 1, c: 1, q: 1, eps: 1, lambda: 0.1, n: 1e6, list: null, listText: '' };
+  return { a: 1, b: 1, c: 1, q: 1, eps: 1, lambda: 0.1, n: 1e6, list: null, listText: '', own: {} };
+}
+
+/**
+ * The power-law exponent q of the LNS regime σ_l² ∼ l^(2−ε), NaN for a non-number. The one place the
+ * page turns ε into q (the change of variable that defines the regime, Lemma 4.1).
+ */
+export function lnsExponent(eps) {
+  if (typeof eps !== 'number' || Number.isNaN(eps)) return NaN;
+  return 2 - eps;
+}
+
+/** The inverse change of variable, ε = 2 − q, for switching the LNS view on with q already typed. */
+export function lnsEpsilon(q) {
+  if (typeof q !== 'number' || Number.isNaN(q)) return NaN;
+  return 2 - q;
 }
 
 /**
@@ -194,7 +236,7 @@ export function validate(state, prevGood) {
   if (check('c', { variance: cVariance })) good.c = num('c');
   if (state.lns) {
     const eps = num('eps');
-    const q = Number.isNaN(eps) ? NaN : 2 - eps;
+    const q = lnsExponent(eps);
     if (check('eps', { q }, 'with q = 2 − ε: ')) {
       good.eps = eps;
       good.q = q;
@@ -202,6 +244,29 @@ export function validate(state, prevGood) {
   } else if (check('q', { q: num('q') })) {
     good.q = num('q');
   }
+  // Each family's own power law, judged like the shared one; errors land next to its own fields.
+  const ownGood = {};
+  for (const f of FAMILIES) {
+    const m = state.own?.[f];
+    if (!m) continue;
+    const prev = prevGood.own?.[f] ?? { c: 1, q: 1, eps: 1 };
+    const g = { ...prev };
+    const c = strictNum(m.c);
+    if (check(`${f}.c`, { variance: { kind: 'power', c, q: 1 } })) g.c = c;
+    if (m.lns) {
+      const eps = strictNum(m.eps);
+      const q = lnsExponent(eps);
+      if (check(`${f}.eps`, { q }, 'with q = 2 − ε: ')) {
+        g.eps = eps;
+        g.q = q;
+      }
+    } else {
+      const q = strictNum(m.q);
+      if (check(`${f}.q`, { q })) g.q = q;
+    }
+    ownGood[f] = g;
+  }
+  good.own = ownGood;
   if (check('lambda', { variance: { kind: 'exponential', c: 1, lambda: num('lambda') } })) good.lambda = num('lambda');
 
   if (state.variance === 'list') {
@@ -240,8 +305,10 @@ function memo(field, key, fn) {
   return result;
 }
 
-/** The core's variance object for the current model and good values. */
-export function varianceFor(state, good) {
+/** The core's variance object for one family: its own power law if it has one, else the shared model. */
+export function varianceFor(state, good, family) {
+  const own = family && state.own?.[family] && good.own?.[family];
+  if (own) return { kind: MODEL_KIND.power, c: own.c, q: own.q };
   switch (state.variance) {
     case 'exp':
       return { kind: MODEL_KIND.exp, c: good.c, lambda: good.lambda };
@@ -254,5 +321,5 @@ export function varianceFor(state, good) {
 
 /** Core parameters (without n) for one family. */
 export function paramsFor(family, state, good) {
-  return { family, a: good.a, b: good.b, variance: varianceFor(state, good) };
+  return { family, a: good.a, b: good.b, variance: varianceFor(state, good, family) };
 }
