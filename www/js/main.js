@@ -232,6 +232,8 @@ function draw(res) {
   share?.set(state, good, res);
   access.set(state, good, res);
   T.push(performance.now());
+  // For tests and outside checks: the y range each plot drew and its message.
+  stats.axes = Object.fromEntries(Object.entries(plots).map(([k, p]) => [k, { yMin: p.yMin, yMax: p.yMax, message: p.message }]));
   stats.drawPhases = T.slice(1).map((t, i) => +(t - T[i]).toFixed(2));
 }
 

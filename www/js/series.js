@@ -4,6 +4,7 @@
 
 import * as core from './core.js';
 import { paramsFor, varianceFor } from './state.js';
+import { describedFrom } from './plot.js';
 import { termsText, depthLabel, paramToken } from './format.js';
 import { FAMILIES } from './state.js';
 
@@ -198,8 +199,18 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
     }
     if (asym) {
       const what = f === 'harmonic' ? `harmonic Θ(N^A): ${terms}${C ? ' + C' : ''}` : `unscaled asymptote ${terms}${C ? ' + C' : ''}`;
-      // Drawn only from the depth on which it stays within a few percent of the curve it describes.
-      main.push({ key: `asym-${f}`, label: what, short: `${st.name} asymptote`, color: st.color, dash: [5, 4], width: 1.4, xs: ns, ys: asym, ref: true, describes: { ys: curves[f], tol: ASYMPTOTE_TOL } });
+      // Drawn only from the depth on which it stays within a few percent of the curve it describes;
+      // the legend says from where, or that it is not drawn at all on this range.
+      const ref = { ys: asym, describes: { ys: curves[f], tol: ASYMPTOTE_TOL } };
+      const from = describedFrom(ref, Math.min(asym.length, ns.length));
+      const pct = `${ASYMPTOTE_TOL * 100}%`;
+      const where =
+        from >= ns.length
+          ? ` (not drawn: more than ${pct} from log ${st.sym}_N at every plotted depth)`
+          : from > 0
+            ? ` (drawn from N ≈ ${depthLabel(ns[from])}, where it is within ${pct} of log ${st.sym}_N)`
+            : '';
+      main.push({ key: `asym-${f}`, label: what + where, short: `${st.name} asymptote`, color: st.color, dash: [5, 4], width: 1.4, xs: ns, ys: asym, ref: true, describes: { ys: curves[f], tol: ASYMPTOTE_TOL } });
     }
   }
 

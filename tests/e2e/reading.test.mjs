@@ -1,0 +1,212 @@
+// The researcher's reading (issue 14): what the page says is judged, each claim in its own regime,
+// the paper's Pre-LN vs LNS comparison in one view, no axis or legend blown up by a reference curve,
+// stale marks, readouts that follow "Products shown", and certified numbers that look certified.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { numberIn, startBrowser } from './harness.mjs';
+
+let session;
+before(async () => {
+  session = await startBrowser();
+});
+after(() => session?.close());
+
+const T = { timeout: 120_000 };
+const sel = (id) => `[data-testid="${id}"]`;
+const text = (page, id) => page.locator(sel(id)).innerText();
+/** A readout's whole text: the number with its enclosure, then its meaning. */
+const readout = (page, id) => page.locator(sel(id)).locator('xpath=..').innerText();
+
+/** The core's log-product through the page's own wasm module. */
+const coreLog = (page, request) =>
+  page.evaluate(async (req) => {
+    const w = await import('./pkg/depthprod_wasm.js');
+    return w.evaluate(req).log_product;
+  }, request);
+
+/** Waits until the page has drawn a frame for the current inputs (the status names N). */
+const settled = (page) => page.waitForFunction(() => /shown|Kept|Could not|not/.test(document.querySelector('[data-testid="status"]').textContent));
+
+test('the page says what is judged, with the correction’s caveats, and explains its badges', T, async (t) => {
+  const page = await session.open(t);
+  await numberIn(page, sel('log-product-unscaled'));
+  const judged = await text(page, 'what-is-judged');
+  for (const phrase of ['upper-bound products', 'not LayerNorm Scaling as a method', 'upper bounds', 'does not refute', 'neither useful depth', 'parameter gradient']) {
+    assert.ok(judged.includes(phrase), `“${phrase}” missing from: ${judged}`);
+  }
+  const lede = await page.locator('.lede').innerText();
+  assert.match(lede, /v5/, 'the paper version whose equation numbers are used');
+  const defs = await text(page, 'definitions');
+  for (const sym of ['A, B', 'c · l', 'g(l)']) assert.ok(defs.includes(sym), `definitions lack ${sym}: ${defs}`);
+  // P_N for unscaled, Q_N for scaled: formula box, plot title, legend.
+  const formula = await text(page, 'formula');
+  assert.match(formula, /PN = .*\(unscaled\).*QN = .*\(scaled\)/s, formula);
+  assert.match(await text(page, 'main-title'), /log PN \(unscaled\), log QN \(scaled\)/);
+  const legend = await text(page, 'legend-main');
+  assert.match(legend, /log PN, unscaled/);
+  assert.match(legend, /log QN, scaled/);
+  // Eq. 65 written in full, not "B(…)".
+  assert.ok(legend.includes('B(Nε−3 − 1)/(ε − 3)'), legend);
+  assert.ok(!legend.includes('(…)'), legend);
+  assert.match(await page.locator('[data-family="sqrt-scaled"]').innerText(), /not in the paper/);
+  // A visible legend for every badge colour; Eq. 50's "only as A = 1" is a caveat, not agreement.
+  const badges = await page.locator(`${sel('verdict-legend')} .verdict`).evaluateAll((els) => els.map((e) => e.className));
+  assert.deepEqual(badges, ['verdict holds', 'verdict caveat', 'verdict differs', 'verdict neutral']);
+  assert.ok(await page.locator(sel('verdict-legend')).isVisible());
+  assert.equal(await text(page, 'verdict-eq50'), 'Θ(L) only as A = 1');
+  assert.equal(await page.locator(sel('verdict-eq50')).getAttribute('data-tone'), 'caveat');
+  // Every card says what it judges.
+  for (const id of ['eq11', 'eq65', 'eq50', 's41']) {
+    assert.match(await page.locator(`${sel(`card-${id}`)} .judged-card`).innerText(), /^Judged: .*(displayed|substituted)/);
+  }
+  // C is "the correction's expansion" only for σ² = l.
+  assert.match(await readout(page, 'constant-c'), /the correction’s expansion, for σl² = l/);
+  await page.fill(sel('input-c'), '2');
+  await page.waitForFunction((s) => /this page’s generalisation/.test(document.querySelector(s).parentNode.textContent), sel('constant-c'));
+});
+
+test('each card judges its claim in its own regime and says when the view lies outside it', T, async (t) => {
+  const page = await session.open(t);
+  await numberIn(page, sel('log-product-unscaled'));
+  // Default view σ² = l: inside Eq. 11's regime, outside LNS's (ε = 1): the LNS cards use ε = 1/2.
+  assert.match(await text(page, 'regime-eq11'), /^Evaluated at Eq. 11’s regime/);
+  assert.match(await text(page, 'regime-eq65'), /lies outside the LNS regime.*evaluated at σl² = l2−0.5/s);
+  assert.equal(await page.locator(sel('card-eq65')).getAttribute('data-outside'), 'true');
+  // The exponential preset is the paper's own bounded case: Eq. 11's card stays at σ² = c·l.
+  await page.click(sel('preset-exp'));
+  await page.waitForFunction((s) => /outside Eq. 11’s regime/.test(document.querySelector(s).textContent), sel('regime-eq11'));
+  assert.match(await text(page, 'regime-eq11'), /Eq. 10/);
+  assert.equal(await text(page, 'verdict-eq11'), 'not Θ(L)');
+  const expBound = await numberIn(page, sel('exp-bound'));
+  assert.ok(expBound > 0 && Number.isFinite(expBound), `Eq. 10 bound ${expBound}`);
+  // Inside the LNS range the cards use the reader's ε.
+  await page.goto(`${session.url}#families=unscaled,scaled&a=1&b=1&c=1&eps=0.75&n=1e6`);
+  await page.waitForFunction((s) => /^Evaluated at the LNS regime, σl² = l2−0.75/.test(document.querySelector(s).textContent), sel('regime-eq65'));
+  assert.equal(await page.locator(sel('card-eq65')).getAttribute('data-outside'), 'false');
+  // Agreement is painted as agreement: A = 0, B = 1 makes P_N = Θ(N) at σ² = l.
+  await page.goto(`${session.url}#families=unscaled,scaled&a=0&b=1&c=1&q=1&n=1e6`);
+  await page.waitForFunction((s) => document.querySelector(s).textContent === 'Θ(L) here', sel('verdict-eq11'));
+  assert.equal(await page.locator(sel('verdict-eq11')).getAttribute('data-tone'), 'holds');
+});
+
+test('the comparison preset shows Pre-LN’s P_N (σ² = l) beside LNS’s Q_N (σ² = l^(2−ε), ε = 1/2)', T, async (t) => {
+  const page = await session.open(t);
+  await numberIn(page, sel('log-product-unscaled'));
+  await page.click(sel('preset-comparison'));
+  await page.waitForFunction(() => location.hash.includes('scaled.eps=0.5'));
+  await page.waitForFunction((s) => /l\^?\(?2−0\.5/.test(document.querySelector(s).innerText), sel('legend-main'));
+  const n = 1e6;
+  const shownP = await numberIn(page, sel('log-product-unscaled'));
+  const shownQ = await numberIn(page, sel('log-product-scaled'));
+  const P = await coreLog(page, { family: 'unscaled', a: 1, b: 1, variance: { kind: 'power', c: 1, q: 1 }, n });
+  const Q = await coreLog(page, { family: 'scaled', a: 1, b: 1, variance: { kind: 'power', c: 1, q: 1.5 }, n });
+  assert.ok(shownP >= P.lo - 1e-9 * Math.abs(P.value) && shownP <= P.hi + 1e-9 * Math.abs(P.value), `P shown ${shownP}, core ${P.value}`);
+  assert.ok(Math.abs(shownQ - Q.value) <= 1e-11 * Math.abs(Q.value), `Q shown ${shownQ}, core ${Q.value}`);
+  assert.equal(await page.isChecked(sel('own-scaled')), true);
+  assert.equal(await page.inputValue(sel('own-scaled-exp')), '0.5');
+  assert.equal(await page.isChecked(sel('own-scaled-lns')), true);
+  // Both cards are inside their regimes in this view.
+  assert.equal(await page.locator(sel('card-eq11')).getAttribute('data-outside'), 'false');
+  assert.equal(await page.locator(sel('card-eq65')).getAttribute('data-outside'), 'false');
+  // The link restores the same view.
+  const hash = await page.evaluate(() => location.hash);
+  const again = await session.open(t, hash);
+  const Q2 = await numberIn(again, sel('log-product-scaled'));
+  assert.equal(Q2, shownQ, `reloaded ${hash}`);
+});
+
+for (const [name, hash, checkLegend] of [
+  ['A = B = 100, c = 1e-3, q = 0.05', '#families=unscaled,scaled&a=100&b=100&c=0.001&q=0.05&n=1e6', true],
+  ['A = B = 1, c = 0.01, q = 0.2', '#families=unscaled,scaled&a=1&b=1&c=0.01&q=0.2&n=1e6', true],
+  ['eps = 1.95', '#families=unscaled,scaled&a=1&b=1&c=1&eps=1.95&n=1e6', true],
+]) {
+  test(`no reference curve blows up the axis or the legend at ${name}`, T, async (t) => {
+    const page = await session.open(t, hash);
+    const p = await numberIn(page, sel('log-product-unscaled'));
+    const q = await numberIn(page, sel('log-product-scaled'));
+    await page.waitForFunction(() => window.depthprodStats.axes?.main);
+    const { yMin, yMax } = await page.evaluate(() => window.depthprodStats.axes.main);
+    // Log y axis: the top is within a decade and a half of the larger product, the bottom below both.
+    const top = Math.max(p, q);
+    assert.ok(yMax <= top * 10 ** 1.5 && yMax >= top, `y axis to ${yMax} for products ${p}, ${q}`);
+    assert.ok(yMin <= Math.min(p, q), `y axis from ${yMin}`);
+    if (checkLegend) {
+      const items = await page.locator(`${sel('legend-main')} li`).allInnerTexts();
+      for (const it of items) assert.ok(it.length <= 200, `legend entry of ${it.length} characters: ${it}`);
+    }
+    // Readouts show leading terms, the rest on demand.
+    for (const id of ['log-product-unscaled', 'constant-c']) {
+      const box = page.locator(sel(id)).locator('xpath=..');
+      const meaning = await box.locator('.meaning').innerText();
+      assert.ok(meaning.length <= 420, `${id} meaning of ${meaning.length} characters`);
+    }
+    // The remainder plot draws only what settles, and says why otherwise.
+    const rem = await page.evaluate(() => window.depthprodStats.axes.remainder);
+    const drawn = await page.locator('#legend-remainder li').count();
+    if (drawn === 0) assert.match(rem.message, /not resolvable|not settled/, rem.message);
+    else assert.ok(Math.abs(rem.yMax) < 1e6, `remainder axis to ${rem.yMax}`);
+  });
+}
+
+test('the corner A = B = 100 says C is not resolvable next to where it would be, and keeps 40 terms on demand', T, async (t) => {
+  const page = await session.open(t, '#families=unscaled,scaled&a=100&b=100&c=0.001&q=0.05&n=1e6');
+  await numberIn(page, sel('log-product-unscaled'));
+  assert.match(await text(page, 'constant-c'), /^not resolvable/);
+  const c = await readout(page, 'constant-c');
+  assert.match(c, /cannot certify any digit of C/);
+  const more = page.locator(sel('log-product-unscaled')).locator('xpath=..').locator('details.more');
+  assert.match(await more.locator('summary').innerText(), /all \d+ terms/);
+  assert.match(await page.locator(sel('log-product-unscaled')).locator('xpath=..').locator('.meaning').innerText(), /\+ \d+ more terms/);
+  await more.locator('summary').click();
+  assert.ok((await more.innerText()).length > 200, 'the full expansion opens on demand');
+});
+
+test('stale numbers are marked, and the LNS hint follows every keystroke', T, async (t) => {
+  const page = await session.open(t, '#families=unscaled,scaled&a=1&b=1&c=1&eps=1.25&n=1e6');
+  await numberIn(page, sel('log-product-scaled'));
+  assert.equal(await text(page, 'q-from-eps'), '0.75');
+  await page.fill(sel('input-eps'), '1.95');
+  await page.waitForFunction((s) => document.querySelector(s).textContent === '0.05', sel('q-from-eps'));
+  await page.waitForFunction((s) => document.querySelector(s).getAttribute('data-stale') === 'false', sel('log-product-scaled'));
+  await page.fill(sel('input-eps'), '2');
+  await page.waitForFunction((s) => document.querySelector(s).textContent.length > 0, sel('error-eps'));
+  await page.waitForFunction(() => [...document.querySelectorAll('#readouts .val')].every((v) => v.dataset.stale === 'true'));
+  for (const id of ['eq11', 'eq65', 'eq50', 's41']) assert.equal(await page.locator(sel(`card-${id}`)).getAttribute('data-stale'), 'true');
+  const badge = await page.locator('#readouts .readout.is-stale dt').first().evaluate((el) => getComputedStyle(el, '::after').content);
+  assert.match(badge, /not updated/);
+  // Back to a good value: the marks go.
+  await page.fill(sel('input-eps'), '0.5');
+  await page.waitForFunction(() => [...document.querySelectorAll('#readouts .val')].every((v) => v.dataset.stale === 'false'));
+  // A list that does not parse marks the list's numbers stale as well.
+  await page.selectOption(sel('variance-model'), 'list');
+  await numberIn(page, sel('log-product-scaled'));
+  await page.fill(sel('input-list'), '1, 2, banana');
+  await page.waitForFunction((s) => document.querySelector(s).textContent.length > 0, sel('error-list'));
+  await page.waitForFunction((s) => document.querySelector(s).getAttribute('data-stale') === 'true', sel('log-product-scaled'));
+});
+
+test('the readouts follow “Products shown”', T, async (t) => {
+  const page = await session.open(t);
+  await numberIn(page, sel('zeta-bound'));
+  for (const id of ['zeta-bound', 'eq65-limit', 'constant-c']) assert.equal(await page.locator(sel(id)).count(), 1, id);
+  await page.uncheck(sel('family-scaled'));
+  await page.waitForFunction((s) => !document.querySelector(s), sel('zeta-bound'));
+  assert.equal(await page.locator(sel('eq65-limit')).count(), 0);
+  assert.equal(await page.locator(sel('constant-c')).count(), 1);
+  await page.check(sel('family-scaled'));
+  await page.uncheck(sel('family-unscaled'));
+  await page.waitForFunction((s) => !document.querySelector(s), sel('constant-c'));
+  assert.equal(await page.locator(sel('zeta-bound')).count(), 1);
+});
+
+test('a tail bound shows both ends at the same digits', T, async (t) => {
+  const page = await session.open(t);
+  await numberIn(page, sel('tail-scaled'));
+  const s = await text(page, 'tail-scaled');
+  const m = /^([\d.e-]+).*\[([\d.e-]+), ([\d.e-]+)\]/s.exec(s);
+  assert.ok(m, s);
+  const digits = (x) => x.replace(/e.*/, '').replace('.', '').replace(/^0+/, '').length;
+  assert.equal(digits(m[2]), digits(m[3]), `lo ${m[2]} and hi ${m[3]}`);
+  assert.equal(m[1], m[3], 'the number shown is the certified upper bound');
+  assert.ok(Number(m[2]) <= Number(m[3]));
+});
