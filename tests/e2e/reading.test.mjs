@@ -210,3 +210,58 @@ test('a tail bound shows both ends at the same digits', T, async (t) => {
   assert.equal(m[1], m[3], 'the number shown is the certified upper bound');
   assert.ok(Number(m[2]) <= Number(m[3]));
 });
+
+test('the CSV export carries each product’s certified enclosure at every depth', T, async (t) => {
+  const page = await session.open(t);
+  await numberIn(page, sel('log-product-unscaled'));
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 15_000 }), page.click(sel('export-csv'))]);
+  const { readFile } = await import('node:fs/promises');
+  const rows = (await readFile(await dl.path(), 'utf8')).split(/\r\n/).filter((l) => l && !l.startsWith('#'));
+  // RFC 4180 cells: quoted ("" escapes) or plain.
+  const cells = (line) => [...line.matchAll(/(?:^|,)("(?:[^"]|"")*"|[^,]*)/g)].map((m) => m[1].replace(/^"|"$/g, '').replace(/""/g, '"'));
+  const header = cells(rows[0]);
+  const data = rows.slice(1).map(cells);
+  for (const name of ['log P_N, unscaled', 'log Q_N, scaled']) {
+    const i = header.indexOf(name);
+    const lo = header.indexOf(`${name}: enclosure lower end`);
+    const hi = header.indexOf(`${name}: enclosure upper end`);
+    assert.ok(i >= 0 && lo === i + 1 && hi === i + 2, `${name} with lo/hi columns: ${header.join(' | ')}`);
+    for (const r of data) {
+      const [v, a, b] = [Number(r[i]), Number(r[lo]), Number(r[hi])];
+      assert.ok(a <= v && v <= b, `${name} at N = ${r[0]}: ${a} ≤ ${v} ≤ ${b}`);
+      assert.ok(b - a <= 1e-11 * Math.max(1, Math.abs(v)), `${name} at N = ${r[0]}: enclosure ${b - a} wide`);
+    }
+  }
+  // The last row's enclosure is the readout's.
+  const last = data[data.length - 1];
+  const shown = await page.locator(sel('log-product-unscaled')).innerText();
+  const m = /\[([-\d.e]+), ([-\d.e]+)\]/.exec(shown);
+  const iu = header.indexOf('log P_N, unscaled: enclosure lower end');
+  assert.ok(Number(m[1]) <= Number(last[iu]) && Number(last[iu + 1]) <= Number(m[2]), `${last[iu]}, ${last[iu + 1]} inside ${m[0]}`);
+});
+
+test('an embedded LNS view shows its ε, a key for every curve, and its enclosures', T, async (t) => {
+  const page = await session.page(t, { viewport: { width: 600, height: 400 } });
+  await page.goto(`${session.url}#families=unscaled,scaled&a=1&b=1&c=1&eps=0.5&n=1e6&embed=1`);
+  await numberIn(page, sel('log-product-scaled'));
+  // The LNS state is visible: the toggle (checked) and the ε box, no box labelled plain "q".
+  assert.equal(await page.locator(sel('toggle-lns')).isVisible(), true);
+  assert.equal(await page.isChecked(sel('toggle-lns')), true);
+  assert.equal(await page.locator(sel('input-eps')).isVisible(), true);
+  assert.equal(await page.inputValue(sel('input-eps')), '0.5');
+  assert.equal(await page.locator('label[for="input-q"]').isVisible(), false);
+  // Every drawn curve has a key inside the frame.
+  const keys = await page.locator(`${sel('legend-main')} li`).evaluateAll((lis) =>
+    lis.map((li) => {
+      const r = li.getBoundingClientRect();
+      return { text: li.innerText, inside: r.width > 0 && r.top >= 0 && r.bottom <= innerHeight + 0.5 && r.right <= innerWidth + 0.5 };
+    }),
+  );
+  const drawn = await page.evaluate(() => window.depthprodStats.axes.main);
+  assert.ok(keys.length >= 2 && drawn, `${keys.length} keys`);
+  for (const k of keys) assert.ok(k.inside, `legend key “${k.text}” is clipped`);
+  // "Certified" keeps its enclosures, compact.
+  const enc = page.locator(sel('log-product-scaled')).locator('.enc');
+  assert.equal(await enc.isVisible(), true);
+  assert.match(await enc.innerText(), /∈ \[/);
+});

@@ -29,7 +29,7 @@ const stats = { updates: 0, last: 0, times: [] };
 window.depthprodStats = stats;
 
 const plots = {
-  main: new Plot(document.querySelector('[data-plot="main"]'), { yLabel: 'log of the product', legend: document.getElementById('legend-main') }),
+  main: new Plot(document.querySelector('[data-plot="main"]'), { yLabel: 'log of the product', legend: document.getElementById('legend-main'), compactLegend: embedded }),
   remainder: new Plot(document.querySelector('[data-plot="remainder"]'), { yLabel: 'remainder', legend: document.getElementById('legend-remainder') }),
   tail: new Plot(document.querySelector('[data-plot="tail"]'), { yLabel: 'tail bound', yLog: true, snapDecades: true, legend: document.getElementById('legend-tail') }),
 };
@@ -85,8 +85,8 @@ function schedule(commit, write = true) {
 
 function onChange({ kind, field }) {
   if (kind === 'commit') fragmentMessages = [];
-  if (field === 'variance' && state.variance === 'list') {
-    // A measured list bounds N: start at its full depth rather than at an error.
+  if ((field === 'variance' || field === 'list') && state.variance === 'list') {
+    // N follows the list: a new or edited list shows its full depth (the reader can then lower N).
     const r = core.parseList(state.text.list);
     if (r.ok) {
       state.text.n = String(r.value.length);
@@ -157,7 +157,7 @@ function update(commit, write) {
     errors = v.errors;
     controls.showErrors(errors, fragmentMessages);
     if (state.variance === 'list') {
-      controls.setListInfo(good.list ? `${good.list.length} layers: N can be 1 … ${good.list.length}` : '');
+      controls.setListInfo(good.list ? `${good.list.length} values: N follows the list (N = ${good.list.length}; any N from 1 to ${good.list.length} can be typed). In the correction’s convention N = L − 1, so a model with L layers gives L − 1 values.` : '');
     }
     if (v.coreDown) {
       setStatus(`The core cannot evaluate yet: ${v.coreDown}`, true);

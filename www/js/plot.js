@@ -51,6 +51,7 @@ export class Plot {
     this.xLabel = opts.xLabel ?? 'depth N';
     this.yLabel = opts.yLabel ?? '';
     this.legendEl = opts.legend ?? null;
+    this.compactLegend = opts.compactLegend ?? false;
     this.hoverTitle = opts.hoverTitle ?? ((x) => `N = ${depthLabel(x)}`);
     this.series = [];
     this.xMin = 1;
@@ -343,7 +344,7 @@ export class Plot {
     const key = this.series.map((s) => `${s.key}|${s.color}|${(s.dash || []).join(',')}|${!!s.band}`).join(';');
     if (key === this.legendKey) {
       // Same entries: refresh the labels in place (rich() skips unchanged text).
-      this.legendLabels.forEach((span, i) => rich(span, this.series[i].label));
+      this.legendLabels.forEach((span, i) => rich(span, this.legendText(this.series[i])));
       this.rowLabels.forEach((k, i) => rich(k, this.series[i].short || this.series[i].label));
       return;
     }
@@ -380,7 +381,8 @@ export class Plot {
       if (s.dash && s.dash.length) ln.setAttribute('stroke-dasharray', s.dash.join(' '));
       svg.append(ln);
       const span = document.createElement('span');
-      rich(span, s.label);
+      rich(span, this.legendText(s));
+      if (this.compactLegend && s.short) li.title = s.label.replace(/[_^]/g, '');
       this.legendLabels.push(span);
       li.append(svg, span);
       ul.append(li);
@@ -402,6 +404,11 @@ export class Plot {
     } finally {
       Object.assign(this, keep);
     }
+  }
+
+  /** A series' legend text: its label, or its short name in a compact legend (embed mode). */
+  legendText(s) {
+    return this.compactLegend && s.short ? s.short : s.label;
   }
 
   /** Refreshes legend colours after a theme change. */

@@ -64,6 +64,26 @@ function grid(nMax, count) {
   return r;
 }
 
+/**
+ * The core's enclosure of log-product at every depth of a grid, { lo, hi } (NaN where the core gives
+ * none): one evaluation per depth, so it is asked for on export only, never per frame.
+ */
+export function curveBounds(params, ns) {
+  const entry = productFor(params);
+  const lo = new Float64Array(ns.length).fill(NaN);
+  const hi = new Float64Array(ns.length).fill(NaN);
+  if (!entry.prepared) return { lo, hi };
+  for (let i = 0; i < ns.length; i++) {
+    const r = core.evaluateAt(entry.prepared, ns[i]);
+    const e = r.ok ? r.value.log_product : null;
+    if (e) {
+      lo[i] = Number(e.lo);
+      hi[i] = Number(e.hi);
+    }
+  }
+  return { lo, hi };
+}
+
 /** The core's evaluation of one parameter set at depth n, through the same cache as the plots. */
 export function evalFor(params, n) {
   return cachedEval({ ...params, n });
@@ -150,7 +170,7 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
       continue;
     }
     curves[f] = lp.value;
-    main.push({ key: f, label: `log ${st.sym}_N, ${st.name}${modelSuffix(state, good, f)}`, short: `log ${st.sym}_N ${st.name}`, color: st.color, width: 2.4, xs: ns, ys: lp.value, points: few });
+    main.push({ key: f, label: `log ${st.sym}_N, ${st.name}${modelSuffix(state, good, f)}`, short: `log ${st.sym}_N ${st.name}${modelSuffix(state, good, f)}`, color: st.color, width: 2.4, xs: ns, ys: lp.value, points: few, bounds: () => curveBounds(p, ns) });
   }
 
   // Reference lines of the scaled family.
