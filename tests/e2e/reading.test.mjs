@@ -265,3 +265,24 @@ test('an embedded LNS view shows its ε, a key for every curve, and its enclosur
   assert.equal(await enc.isVisible(), true);
   assert.match(await enc.innerText(), /∈ \[/);
 });
+
+test('at 360 px a compact plot stays in view while a slider has focus, and moves with it', T, async (t) => {
+  const page = await session.open(t, '', { viewport: { width: 360, height: 740 }, context: { hasTouch: true, isMobile: true } });
+  await numberIn(page, sel('log-product-unscaled'));
+  await page.focus(sel('slider-a'));
+  await page.waitForFunction(() => document.body.classList.contains('mini-plot'));
+  await page.waitForTimeout(300);
+  const box = (id) => page.locator(sel(id)).evaluate((el) => el.getBoundingClientRect().toJSON());
+  const vh = 740;
+  const plot = await box('plot-main');
+  const slider = await box('slider-a');
+  assert.ok(plot.top >= 0 && plot.bottom <= vh && plot.height >= 150, `plot at ${plot.top}–${plot.bottom}`);
+  assert.ok(slider.top >= plot.bottom && slider.bottom <= vh, `slider at ${slider.top}–${slider.bottom}, plot bottom ${plot.bottom}`);
+  // The plot is live: moving the focused slider redraws it in place.
+  const before = await page.locator(sel('plot-main')).evaluate((c) => c.toDataURL().length);
+  for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(([s, b]) => document.querySelector(s).toDataURL().length !== b, [sel('plot-main'), before]);
+  // Focus leaving the controls puts the plot back in the page.
+  await page.focus(sel('plot-main'));
+  await page.waitForFunction(() => !document.body.classList.contains('mini-plot'));
+});

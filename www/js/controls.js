@@ -44,6 +44,25 @@ export function bigSteps(slider, steps = 10) {
   });
 }
 
+/**
+ * On narrow screens the plot sits above the controls, out of view while a slider moves. While focus is
+ * inside the controls, body.mini-plot pins a compact plot at the top (style.css), and the focused
+ * control is scrolled to just below it.
+ */
+function miniPlotWhileFocused(controls) {
+  if (!controls || typeof matchMedia !== 'function') return;
+  const narrow = matchMedia('(max-width: 899px)');
+  controls.addEventListener('focusin', (ev) => {
+    if (!narrow.matches || document.documentElement.classList.contains('embed')) return;
+    const was = document.body.classList.contains('mini-plot');
+    document.body.classList.add('mini-plot');
+    if (!was) requestAnimationFrame(() => (ev.target.closest('.field') ?? ev.target).scrollIntoView?.({ block: 'nearest' }));
+  });
+  controls.addEventListener('focusout', (ev) => {
+    if (!controls.contains(ev.relatedTarget)) document.body.classList.remove('mini-plot');
+  });
+}
+
 function sub(t) {
   const e = document.createElement('sub');
   e.textContent = t;
@@ -143,6 +162,7 @@ export class Controls {
       b.addEventListener('click', () => onPreset(b.dataset.preset));
     }
     for (const sl of document.querySelectorAll('input[type="range"]')) bigSteps(sl);
+    miniPlotWhileFocused(document.getElementById('controls'));
     // The skip link moves focus to the controls without touching the URL fragment (which holds the state).
     const skip = document.querySelector('a.skip[href^="#"]');
     skip?.addEventListener('click', (ev) => {
