@@ -286,3 +286,36 @@ test('at 360 px a compact plot stays in view while a slider has focus, and moves
   await page.focus(sel('plot-main'));
   await page.waitForFunction(() => !document.body.classList.contains('mini-plot'));
 });
+
+test('real depths: model marks, a drag zooms the depth range into the URL, a linear N axis up to 1000', T, async (t) => {
+  const page = await session.open(t);
+  await numberIn(page, sel('log-product-unscaled'));
+  assert.match(await text(page, 'model-depths'), /GPT-2 small 12 layers.*Llama 3.1 405B 126 layers/);
+  assert.match(await text(page, 'model-depths'), /N = L − 1/);
+  // Drag from about N = 10 to about N = 1000 on the log axis.
+  const box = await page.locator(sel('plot-main')).boundingBox();
+  // The frame sits inside the canvas with margins: drag between 30% and 60% of its width.
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * 0.3, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.45, y, { steps: 4 });
+  await page.mouse.move(box.x + box.width * 0.6, y, { steps: 4 });
+  await page.mouse.up();
+  await page.waitForFunction(() => /zoom=\d+,\d+/.test(location.hash));
+  const [from, to] = /zoom=(\d+),(\d+)/.exec(await page.evaluate(() => location.hash)).slice(1).map(Number);
+  assert.ok(from > 1 && to > from && to < 1e6, `zoomed to ${from}…${to}`);
+  await page.waitForFunction(([a, b]) => window.depthprodStats.axes.main.xMin === a && window.depthprodStats.axes.main.xMax === b, [from, to]);
+  assert.match(await text(page, 'zoom-range'), /zoomed/);
+  // The link restores the range; linear N axis where the range ends at or below 1000.
+  const linked = await session.open(t, '#families=unscaled,scaled&a=1&b=1&c=1&q=1&n=1e6&zoom=10,500&linx=1');
+  await numberIn(linked, sel('log-product-unscaled'));
+  await linked.waitForFunction(() => window.depthprodStats.axes?.main?.xMax === 500);
+  const ax = await linked.evaluate(() => window.depthprodStats.axes.main);
+  assert.deepEqual([ax.xMin, ax.xMax, ax.xLog], [10, 500, false]);
+  assert.equal(await linked.isChecked(sel('toggle-linx')), true);
+  // Show all depths again: back to 1 … N on a log axis (the range exceeds 1000).
+  await linked.click(sel('zoom-reset'));
+  await linked.waitForFunction(() => window.depthprodStats.axes.main.xMax === 1e6);
+  assert.equal(await linked.evaluate(() => window.depthprodStats.axes.main.xLog), true);
+  assert.doesNotMatch(await linked.evaluate(() => location.hash), /zoom=/);
+});

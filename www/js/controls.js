@@ -95,6 +95,7 @@ export class Controls {
     this.model = document.getElementById('variance-model');
     this.lns = document.getElementById('toggle-lns');
     this.logy = document.getElementById('toggle-logy');
+    this.linx = document.getElementById('toggle-linx');
     this.inf = document.getElementById('button-inf');
     this.qFromEps = document.getElementById('q-from-eps');
     this.listInfo = document.getElementById('list-info');
@@ -152,6 +153,10 @@ export class Controls {
     this.logy.addEventListener('change', () => {
       this.state.logy = this.logy.checked;
       this.onChange({ kind: 'commit', field: 'logy' });
+    });
+    this.linx?.addEventListener('change', () => {
+      this.state.linx = this.linx.checked;
+      this.onChange({ kind: 'commit', field: 'linx' });
     });
     this.inf.addEventListener('click', () => {
       this.state.text.n = depthValue(this.state.text.n) === 'inf' ? '1e6' : 'inf';
@@ -298,6 +303,7 @@ export class Controls {
     this.model.value = state.variance;
     this.lns.checked = state.lns;
     this.logy.checked = state.logy;
+    if (this.linx) this.linx.checked = !!state.linx;
     const isInf = depthValue(state.text.n) === 'inf';
     this.inf.setAttribute('aria-pressed', String(isInf));
     for (const el of document.querySelectorAll('[data-models]')) {

@@ -10,7 +10,7 @@ import { compute } from './series.js';
 import { Readouts, readoutItems } from './readouts.js';
 import { Cards } from './cards.js';
 import { RotationPanel } from './rotation.js';
-import { PRESETS } from './presets.js';
+import { PRESETS, MODEL_DEPTHS } from './presets.js';
 import { depthLabel } from './format.js';
 import { Share } from './share.js';
 import { Access } from './access.js';
@@ -29,7 +29,18 @@ const stats = { updates: 0, last: 0, times: [] };
 window.depthprodStats = stats;
 
 const plots = {
-  main: new Plot(document.querySelector('[data-plot="main"]'), { yLabel: 'log of the product', legend: document.getElementById('legend-main'), compactLegend: embedded }),
+  main: new Plot(document.querySelector('[data-plot="main"]'), {
+    yLabel: 'log of the product',
+    legend: document.getElementById('legend-main'),
+    compactLegend: embedded,
+    marks: MODEL_DEPTHS.map((m) => ({ x: m.n, label: m.name })),
+    // A drag picks a depth range (whole depths; the URL keeps it).
+    onZoom: (from, to) => {
+      state.zoom = [Math.max(1, Math.round(from)), Math.max(2, Math.round(to))];
+      fragmentMessages = [];
+      schedule(true);
+    },
+  }),
   remainder: new Plot(document.querySelector('[data-plot="remainder"]'), { yLabel: 'remainder', legend: document.getElementById('legend-remainder') }),
   tail: new Plot(document.querySelector('[data-plot="tail"]'), { yLabel: 'tail bound', yLog: true, snapDecades: true, legend: document.getElementById('legend-tail') }),
 };
@@ -210,12 +221,40 @@ function staleInputs() {
   return used.some((k) => errors[k]);
 }
 
+/** The main plot's depth range: the dragged zoom inside [1, xMax], or all of it; and whether it is linear. */
+function depthView(xMax) {
+  let [from, to] = state.zoom || [1, xMax];
+  from = Math.max(1, from);
+  to = Math.min(xMax, to);
+  const zoomed = !!state.zoom && to > from;
+  if (!zoomed) [from, to] = [1, xMax];
+  return { from, to, zoomed, linear: !!state.linx && to <= 1000 };
+}
+
+function showDepthView(view) {
+  const range = document.getElementById('zoom-range');
+  const reset = document.getElementById('zoom-reset');
+  const linNote = state.linx && !view.linear ? ' The linear N axis is offered for depths up to 1000: zoom in to use it.' : '';
+  const text = view.zoomed ? `Depths ${depthLabel(view.from)} … ${depthLabel(view.to)} (zoomed).${linNote}` : linNote.trim();
+  if (range && range.textContent !== text) range.textContent = text;
+  if (reset) reset.hidden = !view.zoomed;
+  const marks = document.getElementById('model-depths');
+  if (marks) {
+    const list = MODEL_DEPTHS.map((m) => `${m.name} ${m.layers} layers`).join(', ');
+    const t = `Marked on the depth axis (ticks and band): real models, at N = L − 1 for L layers: ${list}.`;
+    if (marks.textContent !== t) marks.textContent = t;
+  }
+}
+
 function draw(res) {
   const xMax = Math.max(res.nMax, 10);
   const empty = state.families.length === 0 ? 'Choose a product to show.' : '';
   const T = [performance.now()];
+  const view = depthView(xMax);
+  showDepthView(view);
   plots.main.yLog = state.logy;
-  plots.main.set({ xMin: 1, xMax, series: res.main, message: empty || (res.main.length ? '' : res.problems.join('; ')) });
+  plots.main.xLog = !view.linear;
+  plots.main.set({ xMin: view.from, xMax: view.to, series: res.main, message: empty || (res.main.length ? '' : res.problems.join('; ')) });
   T.push(performance.now());
   const stale = staleInputs();
   readouts.render(readoutItems(state, good, res), { stale });
@@ -233,9 +272,14 @@ function draw(res) {
   access.set(state, good, res);
   T.push(performance.now());
   // For tests and outside checks: the y range each plot drew and its message.
-  stats.axes = Object.fromEntries(Object.entries(plots).map(([k, p]) => [k, { yMin: p.yMin, yMax: p.yMax, message: p.message }]));
+  stats.axes = Object.fromEntries(Object.entries(plots).map(([k, p]) => [k, { yMin: p.yMin, yMax: p.yMax, xMin: p.xMin, xMax: p.xMax, xLog: p.xLog, message: p.message }]));
   stats.drawPhases = T.slice(1).map((t, i) => +(t - T[i]).toFixed(2));
 }
+
+document.getElementById('zoom-reset')?.addEventListener('click', () => {
+  state.zoom = null;
+  schedule(true);
+});
 
 // ───────────── start ─────────────
 initEmbed();

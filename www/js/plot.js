@@ -13,7 +13,7 @@ const theme = { ready: false };
 export function refreshTheme() {
   const cs = getComputedStyle(document.documentElement);
   const get = (name) => cs.getPropertyValue(name).trim();
-  for (const key of ['bg', 'panel', 'ink', 'ink-2', 'ink-3', 'rule', 'grid', 'axis', 'plot-bg', 'font', 'mono']) theme[key] = get(`--${key}`);
+  for (const key of ['bg', 'panel', 'ink', 'ink-2', 'ink-3', 'rule', 'grid', 'axis', 'plot-bg', 'font', 'mono', 'accent']) theme[key] = get(`--${key}`);
   theme.ready = true;
   colourCache.clear();
 }
@@ -52,6 +52,10 @@ export class Plot {
     this.yLabel = opts.yLabel ?? '';
     this.legendEl = opts.legend ?? null;
     this.compactLegend = opts.compactLegend ?? false;
+    this.marks = opts.marks ?? [];
+    // Drag (mouse) across the plot to pick a depth range: onZoom(x0, x1) with x0 < x1.
+    this.onZoom = opts.onZoom ?? null;
+    this.drag = null;
     this.hoverTitle = opts.hoverTitle ?? ((x) => `N = ${depthLabel(x)}`);
     this.series = [];
     this.xMin = 1;
@@ -244,6 +248,7 @@ export class Plot {
     // Axes frame
     ctx.strokeStyle = theme.axis;
     ctx.strokeRect(l + 0.5, t + 0.5, w - 1, h - 1);
+    this.drawMarks(ctx, l, t, w, h);
 
     // Axis titles
     ctx.fillStyle = theme['ink-2'];
@@ -295,6 +300,24 @@ export class Plot {
       wrapText(ctx, this.message, l + w / 2, t + h / 2, w - 24, fs + 5);
     }
     this.drawOverlay();
+  }
+
+  /** Depth marks (real models) on the x axis: a faint band over their span and a tick at each. */
+  drawMarks(ctx, l, t, w, h) {
+    const inRange = (this.marks || []).filter((m) => m.x >= this.xMin && m.x <= this.xMax);
+    if (!inRange.length) return;
+    const xs = inRange.map((m) => this.px(m.x));
+    const a = Math.min(...xs);
+    const b = Math.max(...xs);
+    ctx.fillStyle = theme.accent || theme['ink-3'];
+    ctx.globalAlpha = 0.08;
+    ctx.fillRect(a - 2, t + 1, b - a + 4, h - 2);
+    ctx.globalAlpha = 0.9;
+    ctx.strokeStyle = theme.accent || theme['ink-3'];
+    ctx.lineWidth = 1.5;
+    for (const x of xs) line(ctx, Math.round(x) + 0.5, t + h - 9, Math.round(x) + 0.5, t + h - 1);
+    ctx.globalAlpha = 1;
+    ctx.lineWidth = 1;
   }
 
   drawSeries(ctx, s) {
@@ -459,9 +482,34 @@ export class Plot {
       this.scheduleOverlay();
     };
     c.addEventListener('pointermove', (ev) => {
+      if (this.drag) {
+        this.drag.x1 = at(ev);
+        this.scheduleOverlay();
+      }
       if (ev.pointerType === 'touch' && !this.hoverSticky) return;
       show(at(ev));
     });
+    c.addEventListener('pointerdown', (ev) => {
+      if (!this.onZoom || ev.pointerType !== 'mouse' || ev.button !== 0) return;
+      const px = at(ev);
+      const { l, w } = this.rect;
+      if (px < l || px > l + w) return;
+      this.drag = { x0: px, x1: px };
+      c.setPointerCapture?.(ev.pointerId);
+    });
+    const endDrag = (ev, apply) => {
+      const d = this.drag;
+      if (!d) return;
+      this.drag = null;
+      c.releasePointerCapture?.(ev.pointerId);
+      this.scheduleOverlay();
+      const { l, w } = this.rect;
+      const a = Math.max(l, Math.min(d.x0, d.x1));
+      const b = Math.min(l + w, Math.max(d.x0, d.x1));
+      if (apply && b - a >= 8) this.onZoom(this.xAt(a), this.xAt(b));
+    };
+    c.addEventListener('pointerup', (ev) => endDrag(ev, true));
+    c.addEventListener('pointercancel', (ev) => endDrag(ev, false));
     c.addEventListener('pointerdown', (ev) => {
       if (ev.pointerType === 'touch' || ev.pointerType === 'pen') {
         this.hoverSticky = true;
@@ -513,6 +561,13 @@ export class Plot {
     const { cssW: W, cssH: H, dpr } = this;
     o.setTransform(dpr, 0, 0, dpr, 0, 0);
     o.clearRect(0, 0, W, H);
+    if (this.drag && Math.abs(this.drag.x1 - this.drag.x0) > 1) {
+      const { t, h } = this.rect;
+      o.fillStyle = theme.accent || theme.ink;
+      o.globalAlpha = 0.15;
+      o.fillRect(Math.min(this.drag.x0, this.drag.x1), t, Math.abs(this.drag.x1 - this.drag.x0), h);
+      o.globalAlpha = 1;
+    }
     if (this.hoverX === null || !this.series.length) {
       if (this.hoverBox) this.hoverBox.hidden = true;
       return;

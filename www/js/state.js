@@ -22,6 +22,8 @@ export function defaultState() {
     variance: 'power',
     lns: false,
     logy: true,
+    linx: false, // linear N axis (offered for depth ranges up to 1000)
+    zoom: null, // [from, to]: the depth range shown, picked by a drag on the main plot
     // Per-family power laws that replace the shared variance model for that family (the paper's own
     // comparison puts Pre-LN's σ_l² ∼ l beside LNS's σ_l² ∼ l^(2−ε)): family → { c, q, eps, lns } as text.
     own: {},
@@ -31,7 +33,7 @@ export function defaultState() {
 export function cloneState(s) {
   const own = {};
   for (const [f, m] of Object.entries(s.own || {})) own[f] = { ...m };
-  return { text: { ...s.text }, families: [...s.families], variance: s.variance, lns: s.lns, logy: s.logy, own };
+  return { text: { ...s.text }, families: [...s.families], variance: s.variance, lns: s.lns, logy: s.logy, linx: s.linx, zoom: s.zoom ? [...s.zoom] : null, own };
 }
 
 /** A family's own power law as typed: σ_l² = c · l^q, or l^(2 − ε) when `lns`. */
@@ -63,7 +65,7 @@ export function cleanMessage(msg) {
 
 // ───────────────────────────── URL fragment ─────────────────────────────
 
-const KNOWN_KEYS = new Set(['a', 'b', 'c', 'q', 'eps', 'n', 'families', 'variance', 'lambda', 'list', 'logy']);
+const KNOWN_KEYS = new Set(['a', 'b', 'c', 'q', 'eps', 'n', 'families', 'variance', 'lambda', 'list', 'logy', 'linx', 'zoom']);
 /** `scaled.eps=0.5`, `unscaled.q=1`, `scaled.c=2`: a family's own power law. */
 const OWN_KEY = /^(unscaled|scaled|harmonic|sqrt-scaled)\.(c|q|eps)$/;
 const MAX_FRAGMENT = 200_000;
@@ -100,7 +102,7 @@ export function parseFragment(hash) {
       continue;
     }
     if (!KNOWN_KEYS.has(key)) {
-      problems.push({ key: 'fragment', message: `unknown setting “${truncate(key)}” ignored (known: a, b, c, q, eps, n, families, variance, lambda, list, logy)` });
+      problems.push({ key: 'fragment', message: `unknown setting “${truncate(key)}” ignored (known: a, b, c, q, eps, n, families, variance, lambda, list, logy, linx, zoom, and scaled.eps-style per-product keys)` });
       continue;
     }
     switch (key) {
@@ -124,6 +126,15 @@ export function parseFragment(hash) {
       case 'logy':
         state.logy = !/^(0|false|no|off)$/i.test(value);
         break;
+      case 'linx':
+        state.linx = !/^(0|false|no|off)$/i.test(value);
+        break;
+      case 'zoom': {
+        const [lo, hi] = value.split(',').map(strictNum);
+        if (lo >= 1 && hi > lo && Number.isFinite(hi)) state.zoom = [lo, hi];
+        else problems.push({ key: 'zoom', message: `depth range “${truncate(value)}” ignored: write zoom=from,to with 1 ≤ from < to` });
+        break;
+      }
       case 'eps':
         state.lns = true;
         state.text.eps = value;
@@ -168,6 +179,8 @@ export function serialize(good, state) {
   if (state.variance !== 'power') parts.push(`variance=${state.variance}`);
   if (state.variance === 'list') parts.push(`list=${enc(good.listText.replace(/\s*\n\s*/g, ',').replace(/\s+/g, ''))}`);
   if (!state.logy) parts.push('logy=0');
+  if (state.linx) parts.push('linx=1');
+  if (state.zoom) parts.push(`zoom=${state.zoom.map((x) => enc(depthToken(x))).join(',')}`);
   return `#${parts.join('&')}`;
 }
 
