@@ -319,3 +319,32 @@ test('real depths: model marks, a drag zooms the depth range into the URL, a lin
   assert.equal(await linked.evaluate(() => window.depthprodStats.axes.main.xLog), true);
   assert.doesNotMatch(await linked.evaluate(() => location.hash), /zoom=/);
 });
+
+test('measured list: N follows the list, the convention is stated, the list is plotted', T, async (t) => {
+  const page = await session.open(t);
+  await numberIn(page, sel('log-product-unscaled'));
+  await page.selectOption(sel('variance-model'), 'list');
+  await page.waitForFunction((s) => document.querySelector(s).value === '24', sel('input-n'));
+  await page.fill(sel('input-list'), '1, 2, 3, 4, 5, 6, 7, 8');
+  await page.waitForFunction((s) => document.querySelector(s).value === '8', sel('input-n'));
+  const info = await text(page, 'list-info');
+  assert.match(info, /N follows the list \(N = 8/);
+  assert.match(info, /N = L − 1/);
+  assert.equal(await text(page, 'error-list'), '');
+  assert.equal(await text(page, 'error-n'), '');
+  // The scaled product of σ² = l over 8 layers, as the core gives it.
+  const shown = await numberIn(page, sel('log-product-scaled'));
+  const core = await coreLog(page, { family: 'scaled', a: 1, b: 1, variance: { kind: 'measured', values: [1, 2, 3, 4, 5, 6, 7, 8] }, n: 8 });
+  assert.ok(Math.abs(shown - core.value) <= 1e-12 * Math.abs(core.value), `${shown} vs ${core.value}`);
+  assert.equal(await page.locator(sel('log-product-scaled')).getAttribute('data-stale'), 'false');
+  // The list is plotted, log-log, one point per layer.
+  assert.ok(await page.locator(sel('plot-list')).isVisible());
+  assert.match(await page.locator('#legend-list').innerText(), /measured σl²/);
+  const inked = await page.locator(sel('plot-list')).evaluate((c) => c.width > 0 && c.toDataURL().length > 3000);
+  assert.ok(inked, 'the list plot is drawn');
+  // Lowering N by hand is kept until the list changes again.
+  await page.fill(sel('input-n'), '5');
+  await page.waitForFunction((s) => /at N = 5/.test(document.querySelector(s).parentNode.parentNode.textContent), sel('log-product-scaled'));
+  await page.fill(sel('input-list'), '1, 2, 3, 4, 5, 6, 7, 8, 9, 10');
+  await page.waitForFunction((s) => document.querySelector(s).value === '10', sel('input-n'));
+});

@@ -11,7 +11,8 @@ import { Readouts, readoutItems } from './readouts.js';
 import { Cards } from './cards.js';
 import { RotationPanel } from './rotation.js';
 import { PRESETS, MODEL_DEPTHS } from './presets.js';
-import { depthLabel } from './format.js';
+import { depthLabel, paramToken } from './format.js';
+import { ListPanel } from './listplot.js';
 import { Share } from './share.js';
 import { Access } from './access.js';
 import { embedded, initEmbed, stripEmbed, syncEmbed } from './embed.js';
@@ -45,6 +46,16 @@ const plots = {
   tail: new Plot(document.querySelector('[data-plot="tail"]'), { yLabel: 'tail bound', yLog: true, snapDecades: true, legend: document.getElementById('legend-tail') }),
 };
 const readouts = new Readouts(document.getElementById('readouts'));
+// "Use the fitted power law": one click from a measured list to the power law c · l^q the core fitted.
+const listPanel = new ListPanel(({ c, q }) => {
+  state.variance = 'power';
+  state.lns = false;
+  state.text.c = paramToken(c);
+  state.text.q = paramToken(q);
+  controls.render(state);
+  fragmentMessages = [];
+  schedule(true);
+});
 const cards = new Cards(document.getElementById('cards'));
 const rotation = new RotationPanel(document.querySelector('.rotation-panel'));
 // Share / export toolbar (absent in pages without it) and the settled announcements + plot tables.
@@ -168,6 +179,7 @@ function update(commit, write) {
     errors = v.errors;
     controls.showErrors(errors, fragmentMessages);
     if (state.variance === 'list') {
+      listPanel.set(good.list);
       controls.setListInfo(good.list ? `${good.list.length} values: N follows the list (N = ${good.list.length}; any N from 1 to ${good.list.length} can be typed). In the correction’s convention N = L − 1, so a model with L layers gives L − 1 values.` : '');
     }
     if (v.coreDown) {

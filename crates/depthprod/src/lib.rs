@@ -22,6 +22,7 @@ mod coefficients;
 mod enclosure;
 mod error;
 mod euler_maclaurin;
+mod fit;
 mod gauss;
 mod params;
 mod plan;
@@ -32,6 +33,7 @@ mod zeta;
 pub use closed_forms::{eq65_exponent, eq65_limit, exponential_bound, zeta_bound};
 pub use enclosure::{AsymptoticTerm, Bounds, Divergence, Enclosure, Limit};
 pub use error::Error;
+pub use fit::{fit_power_law, PowerFit};
 pub use params::{
     parse_list, Depth, Family, Params, Variance, AB_RANGE, C_RANGE, LAMBDA_RANGE, MAX_DEPTH,
     MAX_LIST_LEN, Q_RANGE,
