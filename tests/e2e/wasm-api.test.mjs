@@ -30,6 +30,37 @@ test('a prepared Product answers like the free functions and frees cleanly', () 
   assert.throws(() => new api.Product({ ...scaled, a: -1 }), /A = -1 is outside/);
 });
 
+test('parameters as decimal strings, q by eps, growth classes and reasons', () => {
+  // a typed q = 0.4 is 2/5 exactly: k p = 1 at k = 5, a log N term, and C is certified
+  const typed = new api.Product({ family: 'unscaled', a: '1', b: '1', variance: { kind: 'power', c: '1', q: '0.4' } });
+  const g = typed.growth();
+  assert.equal(g.class, 'stretched-exponential');
+  assert.ok(g.exponent.lo <= 0.8 && 0.8 <= g.exponent.hi && g.exponent.hi - g.exponent.lo < 1e-15, JSON.stringify(g));
+  assert.ok(g.coefficient.lo <= 1.25 && 1.25 <= g.coefficient.hi, JSON.stringify(g));
+  assert.ok(g.log_coefficient !== null && g.constant !== null && g.reason === null, JSON.stringify(g));
+  assert.ok(g.constant.hi - g.constant.lo < 1e-10, JSON.stringify(g));
+  typed.free();
+  // eps: q = 2 - eps exactly; the scaled family converges
+  const byEps = new api.Product({ family: 'scaled', a: 1, b: 1, variance: { kind: 'power', c: 1, eps: '1' } });
+  assert.equal(byEps.growth().class, 'convergent');
+  assert.equal(byEps.evaluate(1e6).log_product.value, api.evaluate({ ...scaled, n: 1e6 }).log_product.value);
+  byEps.free();
+  const harmonic = new api.Product({ family: 'harmonic', a: 2, b: 1, variance: { kind: 'power', c: 1, q: 1 } });
+  const h = harmonic.growth();
+  assert.equal(h.class, 'power');
+  assert.ok(h.exponent.lo <= 2 && 2 <= h.exponent.hi, JSON.stringify(h));
+  harmonic.free();
+  const list = new api.Product({ family: 'unscaled', a: 1, b: 1, variance: { kind: 'measured', values: [1, 2, 3] } });
+  assert.equal(list.growth().class, 'finite-list');
+  list.free();
+  // what cannot be resolved says why, next to the missing number
+  const hard = api.evaluate({ family: 'sqrt-scaled', a: 1, b: 1, variance: { kind: 'power', c: 1, q: '1.0000000000000002' }, n: Infinity });
+  assert.ok(hard.divergent === null, JSON.stringify(hard));
+  assert.ok(hard.log_product !== null || hard.unresolved.some((u) => u.quantity === 'limit' && u.reason.length > 20), JSON.stringify(hard));
+  assert.throws(() => new api.Product({ ...scaled, a: 'one' }), /A = "one" is not a number/);
+  assert.throws(() => new api.Product({ ...scaled, a: '5e-324' }), /A = 5e-324 is nonzero but below 1e-100/);
+});
+
 test('errors are thrown as Error objects carrying the core message', () => {
   assert.throws(() => api.evaluate({ ...scaled, a: -1, n: 10 }), (e) => e instanceof Error &&
     e.message === 'A = -1 is outside the supported range [0, 100]');
@@ -78,10 +109,16 @@ test('closed forms and the rotation example', () => {
   const cf = api.closedForms({ a: 1, b: 1, c: 1, q: 1, n: 1e6 });
   // (A/sqrt c) zeta(3/2) + (B/c) zeta(3) = 2.6123753486854883 + 1.2020569031595943
   assert.ok(cf.zeta_bound.lo <= 3.8144322518450822 && 3.8144322518450822 <= cf.zeta_bound.hi, JSON.stringify(cf));
-  assert.equal(cf.eq65.eps, 1);
-  // Eq. 65's limit A/(1 - eps/2) + B/(3 - eps) = 2 + 1/2.
-  assert.ok(Math.abs(cf.eq65.limit - 2.5) < 1e-12, JSON.stringify(cf));
+  assert.deepEqual(cf.eq65.eps, { value: 1, lo: 1, hi: 1 });
+  // Eq. 65's limit A/(1 - eps/2) + B/(3 - eps) = 2 + 1/2, an enclosure of width <= 1e-14.
+  assert.ok(cf.eq65.limit.lo <= 2.5 && 2.5 <= cf.eq65.limit.hi, JSON.stringify(cf));
+  assert.ok(cf.eq65.limit.hi - cf.eq65.limit.lo < 1e-14, JSON.stringify(cf));
   assert.equal(cf.exponential_bound, null);
+  assert.deepEqual(cf.unresolved, []);
+  // decimal strings and eps: q = 2 - eps exactly
+  const typed = api.closedForms({ a: '1', b: '1', c: '1', eps: '0.5', lambda: '0.1' });
+  assert.ok(typed.eq65.limit.lo <= 1 / 0.75 + 1 / 2.5 && 1 / 0.75 + 1 / 2.5 <= typed.eq65.limit.hi, JSON.stringify(typed));
+  assert.ok(typed.exponential_bound.lo > 0 && typed.exponential_bound.lo < typed.exponential_bound.hi, JSON.stringify(typed));
   const none = api.closedForms({ a: 1, b: 1, c: 1, q: 3 });
   assert.equal(none.eq65, null);
   const rot = api.rotation(1, 1, 1000);

@@ -5,8 +5,9 @@ mod json;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use depthprod::{
-    depth_grid, eq65_exponent, eq65_limit, exponential_bound, parse_list, rotation_product,
-    zeta_bound, CurveKind, Depth, Enclosure, Error, Evaluation, Family, Params, Plan, Variance,
+    depth_grid, eq65_limit, parse_list, rotation_product, ClosedFormsInput, CurveKind, Depth,
+    Enclosure, Error, Evaluation, Family, Number, Params, ParamsInput, Plan, Variance,
+    VarianceInput,
 };
 use json::Json;
 use std::process::ExitCode;
@@ -55,20 +56,23 @@ enum Command {
     },
     /// The correction's closed forms: zeta-sum bound, Eq. 65's exponent and limit, exponential bound.
     ClosedForms {
-        #[arg(long, default_value_t = 1.0)]
-        a: f64,
-        #[arg(long, default_value_t = 1.0)]
-        b: f64,
-        #[arg(long, default_value_t = 1.0)]
-        c: f64,
-        #[arg(long, default_value_t = 1.0)]
-        q: f64,
+        #[arg(long, default_value = "1", allow_hyphen_values = true)]
+        a: String,
+        #[arg(long, default_value = "1", allow_hyphen_values = true)]
+        b: String,
+        #[arg(long, default_value = "1", allow_hyphen_values = true)]
+        c: String,
+        #[arg(long, allow_hyphen_values = true, conflicts_with = "eps")]
+        q: Option<String>,
+        /// Instead of q: eps = 2 - q exactly.
+        #[arg(long, allow_hyphen_values = true)]
+        eps: Option<String>,
         /// Depth L at which to evaluate Eq. 65's exponent (eps = 2 - q).
         #[arg(long, default_value = "1e6")]
         n: String,
         /// Rate of the exponential variance model.
-        #[arg(long, default_value_t = 1.0)]
-        lambda: f64,
+        #[arg(long, default_value = "1", allow_hyphen_values = true)]
+        lambda: String,
     },
     /// Product of rotations by theta/l^r, l = 1..N: norm 1, yet the angle need not converge.
     Rotation {
@@ -101,24 +105,27 @@ struct ProductArgs {
     /// Which product.
     #[arg(long, value_enum, default_value = "unscaled")]
     family: FamilyArg,
-    /// Constant A >= 0 (0..100).
-    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
-    a: f64,
-    /// Constant B >= 0 (0..100).
-    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
-    b: f64,
-    /// Variance scale c > 0 (1e-3..1e3).
-    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
-    c: f64,
-    /// Variance power q > 0 (0.05..8): sigma_l^2 = c l^q.
-    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
-    q: f64,
+    /// Constant A (0 or 1e-100..100), read as the exact decimal typed.
+    #[arg(long, default_value = "1", allow_hyphen_values = true)]
+    a: String,
+    /// Constant B (0 or 1e-100..100), read as the exact decimal typed.
+    #[arg(long, default_value = "1", allow_hyphen_values = true)]
+    b: String,
+    /// Variance scale c (1e-3..1e3).
+    #[arg(long, default_value = "1", allow_hyphen_values = true)]
+    c: String,
+    /// Variance power q (0.05..8): sigma_l^2 = c l^q. A typed 0.4 means 2/5 exactly.
+    #[arg(long, allow_hyphen_values = true, conflicts_with = "eps")]
+    q: Option<String>,
+    /// Instead of q: eps with q = 2 - eps exactly (Eq. 65's parameter).
+    #[arg(long, allow_hyphen_values = true)]
+    eps: Option<String>,
     /// Variance model: power (c l^q), exp (c e^(lambda l)) or list (--list).
     #[arg(long, value_enum, default_value = "power")]
     variance: VarianceArg,
     /// Rate lambda of the exponential model (1e-3..10).
-    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
-    lambda: f64,
+    #[arg(long, default_value = "1", allow_hyphen_values = true)]
+    lambda: String,
     /// Measured variances sigma_1^2, ..., sigma_L^2: comma/space/newline separated, or @FILE.
     #[arg(long)]
     list: Option<String>,
@@ -137,21 +144,28 @@ struct EvalArgs {
 }
 
 impl ProductArgs {
-    fn params(&self) -> Result<Params, String> {
+    /// The product as typed: every number goes to the core as the user's text, which the core
+    /// reads as the exact decimal it denotes.
+    fn input(&self) -> Result<ParamsInput, String> {
         let family = match self.family {
             FamilyArg::Unscaled => Family::Unscaled,
             FamilyArg::Scaled => Family::Scaled,
             FamilyArg::Harmonic => Family::Harmonic,
             FamilyArg::SqrtScaled => Family::SqrtScaled,
         };
+        let text = |s: &String| Number::Text(s.clone());
         let variance = match self.variance {
-            VarianceArg::Power => Variance::Power {
-                c: self.c,
-                q: self.q,
+            VarianceArg::Power => VarianceInput::Power {
+                c: text(&self.c),
+                q: match (&self.q, &self.eps) {
+                    (None, None) => Some(Number::Text("1".into())),
+                    (q, _) => q.as_ref().map(text),
+                },
+                eps: self.eps.as_ref().map(text),
             },
-            VarianceArg::Exp => Variance::Exponential {
-                c: self.c,
-                lambda: self.lambda,
+            VarianceArg::Exp => VarianceInput::Exponential {
+                c: text(&self.c),
+                lambda: text(&self.lambda),
             },
             VarianceArg::List => {
                 let text = self
@@ -163,17 +177,24 @@ impl ProductArgs {
                         .map_err(|e| format!("cannot read {path}: {e}"))?,
                     None => text.to_string(),
                 };
-                Variance::Measured {
+                VarianceInput::Measured {
                     values: parse_list(&text).map_err(|e| e.to_string())?,
                 }
             }
         };
-        Ok(Params {
+        Ok(ParamsInput {
             family,
-            a: self.a,
-            b: self.b,
+            a: text(&self.a),
+            b: text(&self.b),
             variance,
         })
+    }
+
+    /// The plan and the doubles it computes with.
+    fn plan(&self) -> Result<(Plan, Params), String> {
+        let plan = Plan::from_input(&self.input()?).map_err(err)?;
+        let params = plan.params().clone();
+        Ok((plan, params))
     }
 }
 
@@ -214,9 +235,28 @@ fn main() -> ExitCode {
             b,
             c,
             q,
+            eps,
             n,
             lambda,
-        } => closed_forms(a, b, c, q, &n, lambda),
+        } => {
+            let text = |s: String| Number::Text(s);
+            let q = match (&q, &eps) {
+                (None, None) => Some("1".to_string()),
+                _ => q,
+            };
+            closed_forms(
+                ClosedFormsInput {
+                    a: text(a),
+                    b: text(b),
+                    c: Some(text(c)),
+                    q: q.map(text),
+                    eps: eps.map(text),
+                    lambda: Some(text(lambda)),
+                    n: None,
+                },
+                &n,
+            )
+        }
         Command::Rotation { theta, r, n } => rotation(theta, r, &n),
     };
     match result {
@@ -246,9 +286,8 @@ fn err(e: Error) -> String {
 }
 
 fn eval(args: &EvalArgs) -> Result<String, String> {
-    let params = args.product.params()?;
     let depth: Depth = args.n.parse().map_err(err)?;
-    let plan = Plan::new(&params).map_err(err)?;
+    let (plan, params) = args.product.plan()?;
     let ev = plan.evaluate(depth).map_err(err)?;
     Ok(if args.json {
         eval_json(&params, &ev).render()
@@ -365,10 +404,11 @@ fn eval_table(params: &Params, ev: &Evaluation) -> String {
             },
             certified(e),
         )),
-        None => rows.push((
+        None if ev.divergent.is_some() => rows.push((
             "log P_inf".into(),
             "+infinity (the product diverges)".into(),
         )),
+        None => rows.push(("log P_inf".into(), "not resolvable (see below)".into())),
     }
     if let (Some(l), Some(_)) = (&ev.limit, ev.n) {
         rows.push(("limit log P_inf".into(), certified(l)));
@@ -385,11 +425,14 @@ fn eval_table(params: &Params, ev: &Evaluation) -> String {
             "C".into(),
             d.constant
                 .as_ref()
-                .map_or("not resolvable in double precision".into(), certified),
+                .map_or("not resolvable (see below)".into(), certified),
         ));
     }
     if let Some(z) = &ev.zeta_bound {
         rows.push(("zeta bound".into(), certified(z)));
+    }
+    for u in &ev.unresolved {
+        rows.push((format!("{} (missing)", u.quantity), u.reason.clone()));
     }
     table(&rows)
 }
@@ -454,21 +497,20 @@ fn seed() -> Result<String, String> {
     rows.push((
         "Eq. 65 limit, eps=1".into(),
         format!(
-            "{:.17}   (A/(1 - eps/2) + B/(3 - eps); drops l = 1)",
-            eq65_limit(1.0, 1.0, 1.0).map_err(err)?
+            "{}   (A/(1 - eps/2) + B/(3 - eps); drops l = 1)",
+            certified(&eq65_limit(1.0, 1.0, 1.0).map_err(err)?)
         ),
     ));
     Ok(table(&rows))
 }
 
 fn curve(product: &ProductArgs, n_max: &str, points: usize, kind: &str) -> Result<String, String> {
-    let params = product.params()?;
     let kind: CurveKind = kind.parse().map_err(err)?;
     let n_max = match n_max.parse::<Depth>().map_err(err)? {
         Depth::Finite(n) => n,
         Depth::Infinite => return Err("--n-max must be finite".into()),
     };
-    let plan = Plan::new(&params).map_err(err)?;
+    let (plan, params) = product.plan()?;
     let ns = depth_grid(n_max.min(plan.max_depth()), points).map_err(err)?;
     let mut values = vec![0.0; ns.len()];
     plan.curve(kind, &ns, &mut values).map_err(err)?;
@@ -499,43 +541,38 @@ fn kind_name(kind: CurveKind) -> &'static str {
     }
 }
 
-fn closed_forms(a: f64, b: f64, c: f64, q: f64, n: &str, lambda: f64) -> Result<String, String> {
-    let depth = match n.parse::<Depth>().map_err(err)? {
-        Depth::Finite(n) => n as f64,
-        Depth::Infinite => f64::INFINITY,
-    };
-    let eps = 2.0 - q;
-    let mut rows = vec![(
-        "zeta bound".to_string(),
-        certified(&zeta_bound(a, b, c, q).map_err(err)?),
-    )];
-    if eps > 0.0 && eps < 2.0 {
-        if depth.is_finite() {
+fn closed_forms(mut input: ClosedFormsInput, n: &str) -> Result<String, String> {
+    input.n = Some(n.parse::<Depth>().map_err(err)?);
+    let out = depthprod::closed_forms(&input).map_err(err)?;
+    let mut rows = Vec::new();
+    if let Some(z) = &out.zeta_bound {
+        rows.push(("zeta bound".to_string(), certified(z)));
+    }
+    match &out.eq65 {
+        Some(eq65) => {
+            if let Some(e) = &eq65.exponent_at_n {
+                rows.push((format!("Eq. 65 exponent at L = {n}"), certified(e)));
+            }
             rows.push((
-                format!("Eq. 65 exponent at L = {n}"),
-                format!("{:.17}", eq65_exponent(a, b, eps, depth).map_err(err)?),
+                "Eq. 65 limit".into(),
+                format!(
+                    "{}   (A/(1 - eps/2) + B/(3 - eps); eps = {})",
+                    certified(&eq65.limit),
+                    json::number(eq65.eps.value)
+                ),
             ));
         }
-        rows.push((
-            "Eq. 65 limit".into(),
-            format!(
-                "{:.17}   (eps = {eps})",
-                eq65_limit(a, b, eps).map_err(err)?
-            ),
-        ));
-    } else {
-        rows.push((
+        None => rows.push((
             "Eq. 65".into(),
-            format!("not applicable: eps = 2 - q = {eps} must lie in (0, 2)"),
-        ));
+            "not applicable: eps = 2 - q must lie in (0, 2)".into(),
+        )),
     }
-    rows.push((
-        "exponential bound".into(),
-        format!(
-            "{:.17}   (lambda = {lambda})",
-            exponential_bound(a, b, c, lambda).map_err(err)?
-        ),
-    ));
+    if let Some(e) = &out.exponential_bound {
+        rows.push(("exponential bound".into(), certified(e)));
+    }
+    for u in &out.unresolved {
+        rows.push((u.quantity.clone(), format!("not resolvable: {}", u.reason)));
+    }
     Ok(table(&rows))
 }
 

@@ -9,24 +9,49 @@
 //!
 //! | export | arguments | returns |
 //! |---|---|---|
-//! | `evaluate(request)` | `{family, a, b, variance, n}` | the core `Evaluation` as a plain object |
+//! | `evaluate(request)` | `{family, a, b, variance, n}` | the core `Evaluation` as a plain object `{family, n, log_product, limit, tail, divergent, zeta_bound, unresolved}` |
 //! | `curve(params, kind, ns)` | params without `n`; a core curve kind (`'log-product'`, `'remainder'`, `'tail'`, ...); `Float64Array` | `Float64Array`, same length as `ns` |
 //! | `depthGrid(nMax, count)` | numbers | `Float64Array` of log-spaced integer depths |
 //! | `parseList(text)` | string | `Float64Array` of variances |
-//! | `closedForms({a, b, c, q, lambda, n})` | numbers (`c`, `q`, `lambda`, `n` optional) | `{zeta_bound, eq65, exponential_bound}` |
+//! | `closedForms({a, b, c, q or eps, lambda, n})` | numbers or decimal strings (all but `a`, `b` optional) | `{zeta_bound, eq65: {eps, exponent_at_n, limit}, exponential_bound, unresolved}`, every number an enclosure `{value, lo, hi}`, `null` where it does not apply |
 //! | `rotation(theta, r, n)` | numbers | `{angle, matrix: [m00, m01, m10, m11], norm}` |
-//! | `new Product(params)` | params without `n` | a prepared product: `.evaluate(n)`, `.curve(kind, ns)`, `.maxDepth()`, `.free()` |
+//! | `new Product(params)` | params without `n` | a prepared product: `.evaluate(n)`, `.curve(kind, ns)`, `.growth()`, `.maxDepth()`, `.free()` |
+//! | `product.growth()` | | `{class, exponent, coefficient, log_coefficient, constant, reason}` (below) |
 //! | `version()` | | the crate version |
 //!
 //! (wasm-bindgen adds `default` and `initSync`, the loaders, and `start`, the panic hook that
 //! `init` runs.)
 //!
-//! `variance` is `{kind: 'power', c, q}`, `{kind: 'exponential', c, lambda}` or
+//! **Numbers.** Every numeric parameter (`a`, `b`, `c`, `q`, `lambda`, `eps`) is a JS number or a
+//! decimal string, the text the user typed (`'0.4'`, `'-2.5'`, `'1e-3'`). A string means the
+//! exact rational it denotes: every enclosure contains the value for that exact input, and
+//! convergence, divergence and resonance (p - 1, k p - 1) are decided on it. A number means its
+//! own exact double value.
+//!
+//! `variance` is `{kind: 'power', c, q}`, `{kind: 'power', c, eps}` (q = 2 - eps exactly),
+//! `{kind: 'exponential', c, lambda}` or
 //! `{kind: 'measured', values}` where `values` is an array or a `Float64Array` (copied once).
 //! `n` is a number (an integer in 1..=1e18, or `Infinity`) or a string the core parses
 //! (`'1e6'`, `'10^6'`, `'inf'`, ...).
+//!
+//! **Growth** (`product.growth()`), decided by the core on the exact inputs; an enclosure is
+//! `{value, lo, hi}`, absent fields are `null`:
+//!
+//! | `class` | meaning | `exponent` | `coefficient` | `log_coefficient` | `constant` |
+//! |---|---|---|---|---|---|
+//! | `'convergent'` | P_N has a finite limit | `null` | `null` | `null` | log of the limit |
+//! | `'power'` | P_N ~ e^C N^a | a | `null` | a (the log N coefficient) | C |
+//! | `'stretched-exponential'` | log P_N ~ coefficient N^(1-p) | 1 - p | c_1 kappa/(1 - p) (the leading k) | the log N coefficient when some k p = 1, else `null` | C |
+//! | `'exponential'` | log P_N ~ coefficient N (no supported parameters reach it) | 1 | | | |
+//! | `'finite-list'` | a measured list: no N -> infinity | `null` | `null` | `null` | `null` |
+//!
+//! `reason` is `null`, or a sentence saying why a number of that row is missing (e.g. C not
+//! resolvable in double precision). `evaluate` likewise lists every missing quantity in
+//! `unresolved: [{quantity, reason}]` (`quantity` names the `null` field: `'constant'`, `'limit'`).
 
-use depthprod::{CurveKind, Depth, Error, Family, Params, Plan, Variance};
+use depthprod::{
+    CurveKind, Depth, Error, Family, Number, Params, ParamsInput, Plan, Variance, VarianceInput,
+};
 use js_sys::{Array, Float64Array, Reflect};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -82,10 +107,16 @@ impl Product {
     /// `new Product({family, a, b, variance})`; throws the core's message on bad parameters.
     #[wasm_bindgen(constructor)]
     pub fn new(params: &JsValue) -> Result<Product, JsError> {
-        let params = params_from_js(params)?;
+        let input = input_from_js(params)?;
         Ok(Product {
-            plan: Plan::new(&params)?,
+            plan: Plan::from_input(&input)?,
         })
+    }
+
+    /// The growth class of the product as N -> infinity, decided by the core:
+    /// `{class, exponent, coefficient, log_coefficient, constant, reason}` (see the crate docs).
+    pub fn growth(&self) -> Result<JsValue, JsError> {
+        to_js(&self.plan.growth())
     }
 
     /// Everything at depth `n` (a number, `Infinity`, or a string such as `'1e6'` or `'inf'`).
@@ -183,6 +214,32 @@ struct ParamsShell {
     family: Family,
     a: f64,
     b: f64,
+}
+
+/// The same, each number a JS number or the decimal string the user typed.
+#[derive(Deserialize)]
+struct InputShell {
+    family: Family,
+    a: Number,
+    b: Number,
+}
+
+/// `{family, a, b, variance}` into the core's `ParamsInput` (numbers or decimal strings; power
+/// variance by `q` or by `eps`). Public (not exported to JavaScript) for the tests.
+#[doc(hidden)]
+pub fn input_from_js(value: &JsValue) -> Result<ParamsInput, JsError> {
+    let variance = field(value, "variance")?;
+    let InputShell { family, a, b } = from_js(value.clone(), "parameters")?;
+    let variance = match variance_from_js(variance.clone()) {
+        Ok(Variance::Measured { values }) => VarianceInput::Measured { values },
+        _ => from_js(variance, "variance model")?,
+    };
+    Ok(ParamsInput {
+        family,
+        a,
+        b,
+        variance,
+    })
 }
 
 /// `{family, a, b, variance}` (other fields, such as `n`, are ignored) into core `Params`.

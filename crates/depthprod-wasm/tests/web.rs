@@ -284,14 +284,15 @@ fn closed_forms_pass_through_the_core_values() {
         ),
         (zeta.value, zeta.lo, zeta.hi)
     );
-    assert_eq!(num(&out, "eq65.eps"), 1.0);
+    assert_eq!(num(&out, "eq65.eps.value"), 1.0);
+    assert_eq!(num(&out, "eq65.eps.lo"), 1.0);
     assert_eq!(
-        num(&out, "eq65.exponent_at_n"),
-        depthprod::eq65_exponent(1.0, 1.0, 1.0, 1e6).unwrap()
+        num(&out, "eq65.exponent_at_n.hi"),
+        depthprod::eq65_exponent(1.0, 1.0, 1.0, 1e6).unwrap().hi
     );
     assert_eq!(
-        num(&out, "eq65.limit"),
-        depthprod::eq65_limit(1.0, 1.0, 1.0).unwrap()
+        num(&out, "eq65.limit.lo"),
+        depthprod::eq65_limit(1.0, 1.0, 1.0).unwrap().lo
     );
     assert!(
         get(&out, "exponential_bound").is_null(),
@@ -303,16 +304,20 @@ fn closed_forms_pass_through_the_core_values() {
         let out = api::closed_forms(js(&format!(r#"{{"a":1,"b":1,"c":1,"q":1.5{n}}}"#))).unwrap();
         assert!(get(&out, "eq65.exponent_at_n").is_null(), "{out:?}");
         assert_eq!(
-            num(&out, "eq65.limit"),
-            depthprod::eq65_limit(1.0, 1.0, 0.5).unwrap()
+            num(&out, "eq65.limit.value"),
+            depthprod::eq65_limit(1.0, 1.0, 0.5).unwrap().value
         );
     }
 
     // Exponential variance only; q outside (0, 2) has no Eq. 65.
     let out = api::closed_forms(js(r#"{"a":2,"b":0.5,"c":3,"lambda":0.25}"#)).unwrap();
+    let bound = depthprod::exponential_bound(2.0, 0.5, 3.0, 0.25).unwrap();
     assert_eq!(
-        num(&out, "exponential_bound"),
-        depthprod::exponential_bound(2.0, 0.5, 3.0, 0.25).unwrap()
+        (
+            num(&out, "exponential_bound.lo"),
+            num(&out, "exponential_bound.hi")
+        ),
+        (bound.lo, bound.hi)
     );
     assert!(
         get(&out, "zeta_bound").is_null() && get(&out, "eq65").is_null(),

@@ -30,7 +30,8 @@ pub(crate) fn root_radius(a: f64, b: f64) -> f64 {
 }
 
 impl LogSeries {
-    /// c_1..=c_k_max for the given A, B >= 0.
+    /// c_1..=c_k_max for the given A, B (any signs: with -A, -B it gives the coefficients of
+    /// log(1 - A x - B x^2), whose negatives bound |c_k|'s sensitivity to A and B).
     pub(crate) fn new(a: f64, b: f64, k_max: usize) -> LogSeries {
         let mut c = vec![0.0; k_max + 1];
         let mut err = vec![0.0; k_max + 1];
@@ -45,8 +46,9 @@ impl LogSeries {
                 let t2 = b * s2;
                 let s = t1 - t2;
                 // rounding of two products and one subtraction, plus propagated errors
-                let e =
-                    a * e1 + b * e2 + U * (2.0 * (t1.abs() + t2.abs()) + s.abs()) * (1.0 + 4.0 * U);
+                let e = a.abs() * e1
+                    + b.abs() * e2
+                    + U * (2.0 * (t1.abs() + t2.abs()) + s.abs()) * (1.0 + 4.0 * U);
                 s2 = s1;
                 e2 = e1;
                 s1 = s;

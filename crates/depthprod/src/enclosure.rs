@@ -123,6 +123,52 @@ pub enum Limit {
     Divergent { divergence: Divergence },
 }
 
+/// How a product grows as N -> infinity, decided by the core on the exact inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum GrowthClass {
+    /// P_N has a finite positive limit (log P_N -> `limit`).
+    Convergent,
+    /// P_N ~ e^C N^a: log P_N = a log N + C + o(1) (every divergent term is resonant, k p = 1).
+    Power,
+    /// log P_N ~ coefficient N^(1 - p) with 0 < 1 - p < 1 (p the decay power of a_l).
+    StretchedExponential,
+    /// log P_N ~ coefficient N (a_l not decaying); no supported parameter set reaches it today,
+    /// named so that the page can render it if a model ever does.
+    Exponential,
+    /// A measured list: finitely many layers, no N -> infinity.
+    FiniteList,
+}
+
+/// The growth class of a product with its certified numbers; see [`GrowthClass`].
+/// Every field that is `None` for a reason other than "does not apply to this class" has that
+/// reason in `reason`.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Growth {
+    pub class: GrowthClass,
+    /// `power`: a in N^a. `stretched-exponential`: 1 - p, the power of N in log P_N.
+    pub exponent: Option<Enclosure>,
+    /// `stretched-exponential`: the coefficient of N^(1-p) in log P_N (c_1 kappa / (1 - p)).
+    pub coefficient: Option<Enclosure>,
+    /// The coefficient of log N in log P_N when there is one (for `power` it equals `exponent`).
+    pub log_coefficient: Option<Enclosure>,
+    /// `convergent`: log of the limit. `power` / `stretched-exponential`: the constant C.
+    pub constant: Option<Enclosure>,
+    /// Why a number this class has is missing (`None` when nothing is missing).
+    pub reason: Option<String>,
+}
+
+/// A quantity the core could not certify, with the reason in words a reader understands.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Unresolved {
+    /// The name of the missing field (e.g. `"constant"`, `"limit"`, `"zeta_bound"`).
+    pub quantity: String,
+    pub reason: String,
+}
+
 pub(crate) fn next_up(x: f64) -> f64 {
     if x.is_nan() || x == f64::INFINITY {
         return x;

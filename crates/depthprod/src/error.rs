@@ -8,6 +8,12 @@ use std::fmt;
 pub enum Error {
     /// A parameter is NaN or infinite.
     NotFinite { name: &'static str },
+    /// A or B is nonzero but below [`crate::AB_FLOOR`] (see ARCHITECTURE.md, "Tiny A and B").
+    BelowFloor { name: &'static str, value: f64 },
+    /// A parameter's text is not a decimal number.
+    NotANumber { name: &'static str, text: String },
+    /// Power variance was given both q and eps (q = 2 - eps), or neither.
+    QOrEps,
     /// A parameter lies outside the supported range (inclusive bounds).
     OutOfRange {
         name: &'static str,
@@ -23,6 +29,15 @@ pub enum Error {
     DepthBeyondList { n: u64, len: usize },
     /// The limit N -> infinity was asked of a finite measured list.
     NoLimitForList,
+    /// A curve was asked of a product it does not describe (a remainder of a convergent product,
+    /// a tail of a divergent one, Eq. 65 without a power law with q < 2).
+    CurveDoesNotApply {
+        curve: &'static str,
+        reason: &'static str,
+    },
+    /// A caller passed an output slice whose length differs from the depths' (a programming
+    /// error of a shell, reported instead of a panic).
+    LengthMismatch { depths: usize, outputs: usize },
     /// An unknown family / variance-model name.
     UnknownName {
         what: &'static str,
@@ -35,9 +50,28 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::NotFinite { name } => write!(f, "{name} must be a finite number"),
-            Error::OutOfRange { name, value, min, max } => {
-                write!(f, "{name} = {value} is outside the supported range [{min}, {max}]")
-            }
+            Error::NotANumber { name, text } => write!(
+                f,
+                "{name} = {text:?} is not a number: write a decimal such as 0.4, -2.5 or 1e-3"
+            ),
+            Error::QOrEps => write!(
+                f,
+                "power-law variance needs exactly one of q or eps (q = 2 - eps), not both and not neither"
+            ),
+            Error::OutOfRange { name, value, min, max } => write!(
+                f,
+                "{name} = {} is outside the supported range [{}, {}]",
+                short(*value),
+                short(*min),
+                short(*max)
+            ),
+            Error::BelowFloor { name, value } => write!(
+                f,
+                "{name} = {} is nonzero but below {}: use 0 or a value from {} to 100 (smaller values would underflow double precision inside the products)",
+                short(*value),
+                short(crate::AB_FLOOR),
+                short(crate::AB_FLOOR)
+            ),
             Error::InvalidDepth { text } => write!(
                 f,
                 "N = {text:?} is not a valid depth: use an integer from 1 to 1e18 (e.g. 1000000 or 1e6), or inf"
@@ -50,6 +84,13 @@ impl fmt::Display for Error {
             Error::NoLimitForList => {
                 write!(f, "a measured list is finite, so N = inf is not defined for it: N must be in [1, list length]")
             }
+            Error::CurveDoesNotApply { curve, reason } => {
+                write!(f, "the {curve} curve does not apply here: {reason}")
+            }
+            Error::LengthMismatch { depths, outputs } => write!(
+                f,
+                "{depths} depths were given but room for {outputs} values: the two lists must have the same length"
+            ),
             Error::UnknownName { what, text, allowed } => {
                 write!(f, "unknown {what} {text:?}: use one of {allowed}")
             }
@@ -58,3 +99,14 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// A double in shortest round-trip form, in scientific notation when plain digits would be long
+/// (a message must never print 5e-324 as a 330-character decimal).
+pub(crate) fn short(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 || (1e-5..1e16).contains(&a) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}

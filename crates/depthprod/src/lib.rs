@@ -22,6 +22,7 @@ mod coefficients;
 mod enclosure;
 mod error;
 mod euler_maclaurin;
+pub mod exact;
 mod fit;
 mod gauss;
 mod params;
@@ -30,13 +31,19 @@ mod rotation;
 mod sum;
 mod zeta;
 
-pub use closed_forms::{eq65_exponent, eq65_limit, exponential_bound, zeta_bound};
-pub use enclosure::{AsymptoticTerm, Bounds, Divergence, Enclosure, Limit};
+pub use closed_forms::{
+    closed_forms, eq65_exponent, eq65_limit, exponential_bound, zeta_bound, ClosedForms,
+    ClosedFormsInput, Eq65,
+};
+pub use enclosure::{
+    AsymptoticTerm, Bounds, Divergence, Enclosure, Growth, GrowthClass, Limit, Unresolved,
+};
 pub use error::Error;
+pub use exact::Number;
 pub use fit::{fit_power_law, PowerFit};
 pub use params::{
-    parse_list, Depth, Family, Params, Variance, AB_RANGE, C_RANGE, LAMBDA_RANGE, MAX_DEPTH,
-    MAX_LIST_LEN, Q_RANGE,
+    parse_list, Depth, Family, Params, ParamsInput, Variance, VarianceInput, AB_FLOOR, AB_RANGE,
+    C_RANGE, LAMBDA_RANGE, MAX_DEPTH, MAX_LIST_LEN, Q_RANGE,
 };
 pub use plan::{depth_grid, CurveKind, Evaluation, Plan, RouteOptions};
 pub use rotation::{rotation_angle, rotation_product, Rotation};

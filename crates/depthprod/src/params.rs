@@ -2,11 +2,15 @@
 //! Validation lives here so that every entry point (CLI, wasm, tests) refuses the same inputs
 //! with the same messages.
 
+use crate::exact::{Exact, Number};
 use crate::Error;
 use std::str::FromStr;
 
 /// Supported range of A and B (inclusive).
 pub const AB_RANGE: (f64, f64) = (0.0, 100.0);
+/// Smallest nonzero A or B accepted. Below it terms of the products underflow past the
+/// relative error model (see ARCHITECTURE.md, "Tiny A and B"); 0 itself is exact and accepted.
+pub const AB_FLOOR: f64 = 1e-100;
 /// Supported range of c in sigma_l^2 = c l^q or c e^(lambda l).
 pub const C_RANGE: (f64, f64) = (1e-3, 1e3);
 /// Supported range of the power q.
@@ -135,6 +139,11 @@ impl Params {
     pub fn validate(&self) -> Result<(), Error> {
         check("A", self.a, AB_RANGE)?;
         check("B", self.b, AB_RANGE)?;
+        for (name, v) in [("A", self.a), ("B", self.b)] {
+            if v != 0.0 && v < AB_FLOOR {
+                return Err(Error::BelowFloor { name, value: v });
+            }
+        }
         match &self.variance {
             Variance::Power { c, q } => {
                 check("c", *c, C_RANGE)?;
@@ -148,6 +157,181 @@ impl Params {
         }
         Ok(())
     }
+}
+
+/// A product as a person or the page gives it: every numeric parameter a [`Number`] (a double or
+/// the decimal text typed), and power-law variance by q or by eps = 2 - q. See [`crate::exact`]
+/// for what the text means: the exact rational it denotes.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ParamsInput {
+    pub family: Family,
+    pub a: Number,
+    pub b: Number,
+    pub variance: VarianceInput,
+}
+
+/// The variance model of a [`ParamsInput`].
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "kebab-case"))]
+pub enum VarianceInput {
+    /// sigma_l^2 = c l^q, with exactly one of q and eps (q = 2 - eps exactly).
+    Power {
+        c: Number,
+        #[cfg_attr(feature = "serde", serde(default))]
+        q: Option<Number>,
+        #[cfg_attr(feature = "serde", serde(default))]
+        eps: Option<Number>,
+    },
+    /// sigma_l^2 = c e^(lambda l).
+    Exponential { c: Number, lambda: Number },
+    /// Measured variances (doubles, as [`parse_list`] reads them).
+    Measured { values: Vec<f64> },
+}
+
+/// What the exact inputs add to the doubles of [`Params`]: how far each double is from the
+/// exact value (relative, 0 when exact) and the exact q of a power law.
+#[derive(Debug, Clone)]
+pub(crate) struct ExactInputs {
+    /// |A_exact - A| / A (0 when exact or A = 0), and the same for B, c, lambda.
+    pub(crate) rel_a: f64,
+    pub(crate) rel_b: f64,
+    pub(crate) rel_c: f64,
+    pub(crate) rel_lambda: f64,
+    /// The exact q of a power-law variance.
+    pub(crate) q: Option<Exact>,
+}
+
+impl ExactInputs {
+    /// The inputs of a [`Params`] given as doubles: every double is its own exact value.
+    pub(crate) fn of_doubles(params: &Params) -> ExactInputs {
+        ExactInputs {
+            rel_a: 0.0,
+            rel_b: 0.0,
+            rel_c: 0.0,
+            rel_lambda: 0.0,
+            q: match params.variance {
+                Variance::Power { q, .. } if q.is_finite() => Some(Exact::from_f64(q)),
+                _ => None,
+            },
+        }
+    }
+}
+
+fn relative(r: &crate::exact::Resolved) -> f64 {
+    if r.rounding == 0.0 {
+        0.0
+    } else {
+        // rounding <= u |value| for a normal double; rounded up by the division's own rounding
+        crate::enclosure::next_up(r.rounding / r.value.abs())
+    }
+}
+
+impl ParamsInput {
+    /// The doubles the core computes with and what the exact inputs add to them; validates
+    /// every parameter against its range (on the exact value, so a decimal just outside a
+    /// range is refused even when its double rounds inside).
+    pub(crate) fn resolve(&self) -> Result<(Params, ExactInputs), Error> {
+        let a = self.a.resolve("A")?;
+        let b = self.b.resolve("B")?;
+        check_exact("A", &a, AB_RANGE)?;
+        check_exact("B", &b, AB_RANGE)?;
+        for (name, r) in [("A", &a), ("B", &b)] {
+            if r.exact.signum() != 0 && r.value < AB_FLOOR {
+                return Err(Error::BelowFloor {
+                    name,
+                    value: r.value,
+                });
+            }
+        }
+        let mut inputs = ExactInputs {
+            rel_a: relative(&a),
+            rel_b: relative(&b),
+            rel_c: 0.0,
+            rel_lambda: 0.0,
+            q: None,
+        };
+        let variance = match &self.variance {
+            VarianceInput::Power { c, q, eps } => {
+                let c = c.resolve("c")?;
+                check_exact("c", &c, C_RANGE)?;
+                inputs.rel_c = relative(&c);
+                let q_exact = match (q, eps) {
+                    (Some(q), None) => q.resolve("q")?.exact,
+                    (None, Some(eps)) => {
+                        let eps = eps.resolve("eps")?;
+                        Exact::int(2).sub(&eps.exact)
+                    }
+                    _ => return Err(Error::QOrEps),
+                };
+                let q_value = q_exact.to_f64();
+                let q_resolved = crate::exact::Resolved {
+                    value: q_value,
+                    rounding: q_exact.distance_to(q_value),
+                    exact: q_exact.clone(),
+                };
+                check_exact("q", &q_resolved, Q_RANGE)?;
+                inputs.q = Some(q_exact);
+                Variance::Power {
+                    c: c.value,
+                    q: q_value,
+                }
+            }
+            VarianceInput::Exponential { c, lambda } => {
+                let c = c.resolve("c")?;
+                check_exact("c", &c, C_RANGE)?;
+                let lambda = lambda.resolve("lambda")?;
+                check_exact("lambda", &lambda, LAMBDA_RANGE)?;
+                inputs.rel_c = relative(&c);
+                inputs.rel_lambda = relative(&lambda);
+                Variance::Exponential {
+                    c: c.value,
+                    lambda: lambda.value,
+                }
+            }
+            VarianceInput::Measured { values } => Variance::Measured {
+                values: values.clone(),
+            },
+        };
+        let params = Params {
+            family: self.family,
+            a: a.value,
+            b: b.value,
+            variance,
+        };
+        params.validate()?;
+        Ok((params, inputs))
+    }
+}
+
+/// The range check on the exact value (the double may round onto a bound).
+fn check_exact(
+    name: &'static str,
+    r: &crate::exact::Resolved,
+    (min, max): (f64, f64),
+) -> Result<(), Error> {
+    if r.exact.signum() < 0 && r.value == 0.0 {
+        // -1e-400 rounds to -0: still negative
+        return Err(Error::OutOfRange {
+            name,
+            value: r.exact.to_f64(),
+            min,
+            max,
+        });
+    }
+    check(name, r.value, (min, max))?;
+    if r.exact.cmp_exact(&Exact::from_f64(min)).is_lt()
+        || r.exact.cmp_exact(&Exact::from_f64(max)).is_gt()
+    {
+        return Err(Error::OutOfRange {
+            name,
+            value: r.value,
+            min,
+            max,
+        });
+    }
+    Ok(())
 }
 
 fn validate_list(values: &[f64]) -> Result<(), Error> {

@@ -3,6 +3,13 @@
 /// Unit roundoff of f64: every correctly rounded operation has relative error at most `U`.
 pub(crate) const U: f64 = f64::EPSILON / 2.0;
 
+/// The one assumption the crate makes about its elementary functions: `ln`, `exp`, `exp_m1`,
+/// `ln_1p`, `powf`, `sqrt`, `sin`, `cos` return a result within one ulp of the exact value
+/// (relative error at most 2u) on every platform it runs on (the platform's libm natively, Rust's
+/// `libm` port of musl on wasm32). `tests/libm_accuracy.rs` and the wasm tests measure the worst
+/// error over the arguments the core uses against a double-double reference.
+pub(crate) const LIBM_REL: f64 = 2.0 * U;
+
 /// A running sum of terms, each given with a bound on its own error.
 ///
 /// Error bound of the result (Neumaier's algorithm, Higham, *Accuracy and Stability*, 4.3):

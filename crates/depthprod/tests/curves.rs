@@ -1,6 +1,6 @@
 //! Curves (what the page plots) agree with point evaluations and converge where they should.
 
-use depthprod::{depth_grid, eq65_exponent, CurveKind, Family, Limit, Params, Plan};
+use depthprod::{depth_grid, eq65_exponent, CurveKind, Error, Family, Limit, Params, Plan};
 
 fn curve(plan: &Plan, kind: CurveKind, ns: &[f64]) -> Vec<f64> {
     let mut out = vec![0.0; ns.len()];
@@ -34,7 +34,10 @@ fn curves_match_point_values() {
             (claim[0] - values[0]).abs() < 1e-15 && (claim[1] - claim[0] - 2f64.ln()).abs() < 1e-12
         );
         let eq65 = curve(&plan, CurveKind::Eq65Exponent, &ns);
-        assert_eq!(eq65[50], eq65_exponent(1.0, 1.0, 1.0, ns[50]).unwrap());
+        assert_eq!(
+            eq65[50],
+            eq65_exponent(1.0, 1.0, 1.0, ns[50]).unwrap().value
+        );
     }
 }
 
@@ -77,10 +80,38 @@ fn kinds_that_do_not_apply_are_errors() {
     let scaled = Plan::new(&Params::power(Family::Scaled, 1.0, 1.0, 1.0, 1.0)).unwrap();
     let unscaled = Plan::new(&Params::power(Family::Unscaled, 1.0, 1.0, 1.0, 1.0)).unwrap();
     let mut out = [0.0];
-    assert!(scaled
+    let err = scaled
         .curve(CurveKind::Remainder, &[10.0], &mut out)
-        .is_err());
-    assert!(unscaled.curve(CurveKind::Tail, &[10.0], &mut out).is_err());
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::CurveDoesNotApply {
+                curve: "remainder",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("does not diverge"), "{err}");
+    let err = unscaled
+        .curve(CurveKind::Tail, &[10.0], &mut out)
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        Error::CurveDoesNotApply { curve: "tail", .. }
+    ));
+    let err = unscaled
+        .curve(CurveKind::LogProduct, &[10.0, 20.0], &mut out)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        Error::LengthMismatch {
+            depths: 2,
+            outputs: 1
+        }
+    );
+    assert!(err.to_string().contains("same length"), "{err}");
     let q3 = Plan::new(&Params::power(Family::Scaled, 1.0, 1.0, 1.0, 3.0)).unwrap();
     assert!(q3
         .curve(CurveKind::Eq65Exponent, &[10.0], &mut out)

@@ -1,0 +1,419 @@
+//! Exact input semantics: a parameter is the exact number the user wrote.
+//!
+//! A typed `0.4` means 2/5, not the double nearest to it. The core evaluates with doubles, so it
+//! needs two things from the exact value: (1) how far the double it computes with is from it (an
+//! error the enclosures then cover), and (2) the sign and size of the distance to a critical
+//! exponent, such as p - 1 or k p - 1, decided on the exact rational and never on a rounded
+//! intermediate. [`Exact`] is that rational: a sign, an arbitrary-length integer mantissa and a
+//! power of ten. A double is also an exact rational (m 2^e = m 5^-e 10^e), so both kinds of input
+//! go through the same arithmetic.
+
+use crate::Error;
+use std::cmp::Ordering;
+
+/// Base of the mantissa's limbs.
+const LIMB: u64 = 1_000_000_000;
+/// Largest decimal exponent accepted in typed text (every supported range is far inside it).
+const MAX_EXP10: i64 = 4000;
+
+/// An unsigned integer in base 10^9, least significant limb first, no leading zero limbs.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct Big(Vec<u32>);
+
+impl Big {
+    fn from_u64(mut x: u64) -> Big {
+        let mut v = Vec::new();
+        while x > 0 {
+            v.push((x % LIMB) as u32);
+            x /= LIMB;
+        }
+        Big(v)
+    }
+    fn is_zero(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn mul_small(&self, k: u64) -> Big {
+        debug_assert!(k < (1 << 32));
+        let mut out = Vec::with_capacity(self.0.len() + 2);
+        let mut carry = 0u64;
+        for &d in &self.0 {
+            let t = d as u64 * k + carry;
+            out.push((t % LIMB) as u32);
+            carry = t / LIMB;
+        }
+        while carry > 0 {
+            out.push((carry % LIMB) as u32);
+            carry /= LIMB;
+        }
+        let mut b = Big(out);
+        b.trim();
+        b
+    }
+    fn mul_pow10(&self, mut n: u32) -> Big {
+        let mut b = self.clone();
+        while n >= 9 {
+            if !b.is_zero() {
+                b.0.insert(0, 0);
+            }
+            n -= 9;
+        }
+        b.mul_small(10u64.pow(n))
+    }
+    fn trim(&mut self) {
+        while self.0.last() == Some(&0) {
+            self.0.pop();
+        }
+    }
+    fn cmp(&self, other: &Big) -> Ordering {
+        self.0
+            .len()
+            .cmp(&other.0.len())
+            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+    }
+    fn add(&self, other: &Big) -> Big {
+        let mut out = Vec::with_capacity(self.0.len().max(other.0.len()) + 1);
+        let mut carry = 0u64;
+        for i in 0..self.0.len().max(other.0.len()) {
+            let t =
+                *self.0.get(i).unwrap_or(&0) as u64 + *other.0.get(i).unwrap_or(&0) as u64 + carry;
+            out.push((t % LIMB) as u32);
+            carry = t / LIMB;
+        }
+        if carry > 0 {
+            out.push(carry as u32);
+        }
+        Big(out)
+    }
+    /// self - other, requires self >= other.
+    fn sub(&self, other: &Big) -> Big {
+        let mut out = Vec::with_capacity(self.0.len());
+        let mut borrow = 0i64;
+        for i in 0..self.0.len() {
+            let mut t = self.0[i] as i64 - *other.0.get(i).unwrap_or(&0) as i64 - borrow;
+            borrow = 0;
+            if t < 0 {
+                t += LIMB as i64;
+                borrow = 1;
+            }
+            out.push(t as u32);
+        }
+        let mut b = Big(out);
+        b.trim();
+        b
+    }
+    fn to_decimal(&self) -> String {
+        match self.0.split_last() {
+            None => "0".into(),
+            Some((top, rest)) => {
+                let mut s = top.to_string();
+                for d in rest.iter().rev() {
+                    s.push_str(&format!("{d:09}"));
+                }
+                s
+            }
+        }
+    }
+}
+
+/// An exact rational (-1)^neg * mant * 10^exp10.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exact {
+    neg: bool,
+    mant: Big,
+    exp10: i64,
+}
+
+impl Exact {
+    /// The integer `k`.
+    pub fn int(k: i64) -> Exact {
+        Exact {
+            neg: k < 0,
+            mant: Big::from_u64(k.unsigned_abs()),
+            exp10: 0,
+        }
+    }
+
+    /// The exact value of a finite double (m 2^e written as m 5^-e 10^e when e < 0).
+    pub fn from_f64(x: f64) -> Exact {
+        debug_assert!(x.is_finite());
+        let bits = x.to_bits();
+        let neg = bits >> 63 == 1;
+        let biased = ((bits >> 52) & 0x7ff) as i64;
+        let frac = bits & ((1u64 << 52) - 1);
+        let (m, e) = if biased == 0 {
+            (frac, -1074)
+        } else {
+            (frac | (1u64 << 52), biased - 1075)
+        };
+        let mut mant = Big::from_u64(m);
+        let exp10 = if e < 0 {
+            for _ in 0..(-e) {
+                mant = mant.mul_small(5);
+            }
+            e
+        } else {
+            for _ in 0..e {
+                mant = mant.mul_small(2);
+            }
+            0
+        };
+        Exact { neg, mant, exp10 }
+    }
+
+    /// Parses decimal text: `[+-]digits[.digits][(e|E)[+-]digits]` (also `.5`, `5.`).
+    /// `None` when it is not such a number.
+    pub fn parse(text: &str) -> Option<Exact> {
+        let t = text.trim();
+        let (neg, t) = match t.as_bytes().first()? {
+            b'-' => (true, &t[1..]),
+            b'+' => (false, &t[1..]),
+            _ => (false, t),
+        };
+        let (body, exp) = match t.find(['e', 'E']) {
+            Some(i) => (&t[..i], Some(&t[i + 1..])),
+            None => (t, None),
+        };
+        let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+        if int.is_empty() && frac.is_empty()
+            || !int.bytes().all(|b| b.is_ascii_digit())
+            || !frac.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        let mut exp10: i64 = match exp {
+            None => 0,
+            Some(e) => {
+                let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+                if digits.is_empty()
+                    || digits.len() > 6
+                    || !digits.bytes().all(|b| b.is_ascii_digit())
+                {
+                    return None;
+                }
+                let v: i64 = digits.parse().ok()?;
+                if e.starts_with('-') {
+                    -v
+                } else {
+                    v
+                }
+            }
+        };
+        exp10 -= frac.len() as i64;
+        let digits = format!("{int}{frac}");
+        let digits = digits.trim_start_matches('0');
+        if digits.len() > 2000 {
+            return None;
+        }
+        let mut mant = Big::default();
+        for chunk in digits.as_bytes().chunks(9) {
+            let s = std::str::from_utf8(chunk).ok()?;
+            mant = mant
+                .mul_pow10(chunk.len() as u32)
+                .add(&Big::from_u64(s.parse().ok()?));
+        }
+        if !mant.is_zero() && !(-MAX_EXP10..=MAX_EXP10).contains(&(exp10 + digits.len() as i64)) {
+            return None;
+        }
+        Some(Exact {
+            neg: neg && !mant.is_zero(),
+            mant,
+            exp10: if digits.is_empty() { 0 } else { exp10 },
+        })
+    }
+
+    /// -1, 0 or 1.
+    pub fn signum(&self) -> i32 {
+        if self.mant.is_zero() {
+            0
+        } else if self.neg {
+            -1
+        } else {
+            1
+        }
+    }
+
+    /// The sign of self - other.
+    pub fn cmp_exact(&self, other: &Exact) -> Ordering {
+        self.sub(other).signum().cmp(&0)
+    }
+
+    /// self * k for a small integer k.
+    pub fn mul_int(&self, k: i64) -> Exact {
+        Exact {
+            neg: (self.neg != (k < 0)) && k != 0 && !self.mant.is_zero(),
+            mant: self.mant.mul_small(k.unsigned_abs()),
+            exp10: self.exp10,
+        }
+    }
+
+    /// self / 2, exactly (x/2 = 5x/10).
+    pub fn half(&self) -> Exact {
+        Exact {
+            neg: self.neg,
+            mant: self.mant.mul_small(5),
+            exp10: self.exp10 - 1,
+        }
+    }
+
+    /// self + other, exactly.
+    pub fn add(&self, other: &Exact) -> Exact {
+        let e = self.exp10.min(other.exp10);
+        let a = self.mant.mul_pow10((self.exp10 - e) as u32);
+        let b = other.mant.mul_pow10((other.exp10 - e) as u32);
+        let (neg, mant) = if self.neg == other.neg {
+            (self.neg, a.add(&b))
+        } else {
+            match a.cmp(&b) {
+                Ordering::Less => (other.neg, b.sub(&a)),
+                _ => (self.neg, a.sub(&b)),
+            }
+        };
+        Exact {
+            neg: neg && !mant.is_zero(),
+            mant,
+            exp10: e,
+        }
+    }
+
+    /// self - other, exactly.
+    pub fn sub(&self, other: &Exact) -> Exact {
+        let mut minus = other.clone();
+        minus.neg = !minus.neg && !minus.mant.is_zero();
+        self.add(&minus)
+    }
+
+    /// The double nearest to the exact value (Rust's float parser rounds correctly), with
+    /// overflow to +-infinity and underflow to +-0.
+    pub fn to_f64(&self) -> f64 {
+        let text = format!(
+            "{}{}e{}",
+            if self.neg { "-" } else { "" },
+            self.mant.to_decimal(),
+            self.exp10
+        );
+        text.parse().unwrap_or(f64::NAN)
+    }
+
+    /// |self - x| for a double x, rounded up to a double (0 exactly when x is the exact value).
+    pub fn distance_to(&self, x: f64) -> f64 {
+        let d = self.sub(&Exact::from_f64(x));
+        if d.signum() == 0 {
+            0.0
+        } else {
+            // correctly rounded, so at most a factor (1 + u) below the truth; next_up covers it
+            crate::enclosure::next_up(d.to_f64().abs())
+        }
+    }
+}
+
+/// A parameter as given: a double (from a JavaScript number or a program) or the decimal text a
+/// person typed, which denotes an exact rational (see the module docs).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+pub enum Number {
+    Double(f64),
+    Text(String),
+}
+
+impl From<f64> for Number {
+    fn from(x: f64) -> Number {
+        Number::Double(x)
+    }
+}
+
+impl From<&str> for Number {
+    fn from(s: &str) -> Number {
+        Number::Text(s.to_string())
+    }
+}
+
+/// A parameter resolved: the double the core computes with, the exact value it stands for, and
+/// |exact - double| (0 when the double is the exact value).
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub value: f64,
+    pub exact: Exact,
+    pub rounding: f64,
+}
+
+impl Number {
+    /// Resolves the number for parameter `name`; text that is not a decimal number, NaN and
+    /// infinities are errors naming the parameter.
+    pub fn resolve(&self, name: &'static str) -> Result<Resolved, Error> {
+        match self {
+            Number::Double(x) => {
+                if !x.is_finite() {
+                    return Err(Error::NotFinite { name });
+                }
+                Ok(Resolved {
+                    value: *x,
+                    exact: Exact::from_f64(*x),
+                    rounding: 0.0,
+                })
+            }
+            Number::Text(text) => {
+                let exact = Exact::parse(text).ok_or_else(|| Error::NotANumber {
+                    name,
+                    text: text.chars().take(40).collect(),
+                })?;
+                let value = exact.to_f64();
+                if !value.is_finite() {
+                    return Err(Error::NotFinite { name });
+                }
+                let rounding = exact.distance_to(value);
+                Ok(Resolved {
+                    value,
+                    exact,
+                    rounding,
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_rounds_like_the_float_parser() {
+        for t in [
+            "0.4",
+            "1.0000000000000002",
+            "-5e-324",
+            "1e-315",
+            "2.5E3",
+            ".5",
+            "7.",
+            "100",
+            "0",
+        ] {
+            let e = Exact::parse(t).unwrap();
+            assert_eq!(e.to_f64(), t.parse::<f64>().unwrap(), "{t}");
+        }
+        for t in [
+            "", "-", "1e", "e5", "1.2.3", "0x10", "inf", "NaN", "1,5", "--1",
+        ] {
+            assert!(Exact::parse(t).is_none(), "{t}");
+        }
+    }
+
+    #[test]
+    fn decides_on_the_exact_value() {
+        // 5 * 0.4 = 2 exactly for the decimal, not for the double 0.4
+        let q = Exact::parse("0.4").unwrap();
+        assert_eq!(q.mul_int(5).cmp_exact(&Exact::int(2)), Ordering::Equal);
+        let qd = Exact::from_f64(0.4);
+        assert_eq!(qd.mul_int(5).cmp_exact(&Exact::int(2)), Ordering::Greater);
+        // (1 + q)/2 - 1 > 0 for q = 1.0000000000000002, although 1 + q rounds to 2 in double
+        let q = Exact::parse("1.0000000000000002").unwrap();
+        let p = Exact::int(1).add(&q).half();
+        assert_eq!(p.cmp_exact(&Exact::int(1)), Ordering::Greater);
+        assert_eq!(p.sub(&Exact::int(1)).to_f64(), 1e-16);
+        assert_eq!(Exact::from_f64(0.1).distance_to(0.1), 0.0);
+        let r = Number::from("0.1").resolve("q").unwrap();
+        assert!(r.rounding > 5e-18 && r.rounding < 6e-18, "{}", r.rounding);
+        assert_eq!(Exact::from_f64(-3.0).add(&Exact::int(3)).signum(), 0);
+    }
+}

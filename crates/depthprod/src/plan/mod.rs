@@ -1,0 +1,463 @@
+//! A `Plan` prepares everything that does not depend on N (coefficients, split points, the head
+//! sums, Euler-Maclaurin panels, the value at infinity), so each N, each curve point and the
+//! limit are cheap.
+//!
+//! # Route for a power law a_l = kappa l^-p (every family under sigma_l^2 = c l^q, and harmonic)
+//!
+//! ```text
+//! S(N) = sum_{l < L0} g(l)                       direct, compensated        (head)
+//!      + sum_{L0 <= l < M} g(l)                  Euler-Maclaurin on g       (middle, only if M > L0)
+//!      + sum_k c_k kappa^k [Z(kp, M) - Z(kp, N+1)]  + truncation             (series tail)
+//! ```
+//!
+//! M is where theta = rho kappa M^-p <= 1/4, so the k-series converges geometrically; the
+//! series is cut at K terms with the bound (2/(K+1)) (1 + M/((K+1)p - 1)) theta^(K+1)/(1 - theta)
+//! (MATH.md section 4). Z is the Hurwitz zeta of [`crate::zeta`]. Letting N -> infinity gives
+//! V = head + middle + sum_k c_k kappa^k Z(kp, M): the limit when the product converges, and
+//! the constant C when it diverges, with leading terms c_k kappa^k N^(1-kp)/(1-kp) (kp < 1) and
+//! c_k kappa^k log N (kp = 1).
+//!
+//! # Exponential variance and measured lists
+//!
+//! Direct compensated summation (prefix sums). For sigma_l^2 = c e^(lambda l) the sum stops where
+//! the certified geometric tail bound is negligible; a measured list is finite.
+//!
+//! # Files
+//!
+//! `mod.rs` is the facade ([`Plan`]); `kinds.rs` holds the public request/result types
+//! ([`CurveKind`], [`Evaluation`], [`RouteOptions`]); `power.rs` the power-law engine;
+//! `direct.rs` the direct engine (exponential variance, measured lists); `grid.rs` [`depth_grid`].
+
+mod direct;
+mod grid;
+mod kinds;
+mod power;
+
+pub use grid::depth_grid;
+pub use kinds::{CurveKind, Evaluation, RouteOptions};
+
+use crate::euler_maclaurin::PowerTerm;
+use crate::exact::Exact;
+use crate::params::ExactInputs;
+use crate::sum::U;
+use crate::{
+    closed_forms, Bounds, Depth, Enclosure, Error, Family, Growth, GrowthClass, Params,
+    ParamsInput, Unresolved, Variance,
+};
+use direct::DirectPlan;
+use power::PowerPlan;
+
+/// Target for the series truncation and the Euler-Maclaurin remainder (absolute).
+const TOL: f64 = 1.0 / (1u64 << 60) as f64;
+/// theta at the series start M.
+const THETA: f64 = 1.0 / 4.0;
+/// Below this M the head is summed directly instead of by Euler-Maclaurin.
+const DIRECT_MAX: f64 = 512.0;
+/// A series start beyond this (2^64) is never reached by a finite depth.
+const BEYOND_DEPTHS: f64 = 18_446_744_073_709_551_616.0;
+/// Most series terms.
+const K_MAX: usize = 400;
+/// Stop an exponential-variance sum after this many terms at the latest.
+const EXP_MAX_TERMS: usize = 4_000_000;
+
+/// A prepared product; see the module docs.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    params: Params,
+    engine: Engine,
+    /// What the exact inputs add to the doubles of `params`.
+    inputs: ExactInputs,
+}
+
+#[derive(Debug, Clone)]
+enum Engine {
+    Power(Box<PowerPlan>),
+    Direct(DirectPlan),
+}
+
+impl Plan {
+    /// Validates `params` and prepares the evaluation.
+    pub fn new(params: &Params) -> Result<Plan, Error> {
+        Plan::with_route(params, RouteOptions::default())
+    }
+
+    /// Validates and prepares a product given as typed numbers or decimals (see
+    /// [`crate::exact`]): every enclosure then contains the value for the exact inputs, and
+    /// convergence, divergence and resonance are decided on them.
+    pub fn from_input(input: &ParamsInput) -> Result<Plan, Error> {
+        let (params, inputs) = input.resolve()?;
+        Plan::build(&params, inputs, RouteOptions::default())
+    }
+
+    #[doc(hidden)]
+    pub fn with_route(params: &Params, route: RouteOptions) -> Result<Plan, Error> {
+        params.validate()?;
+        Plan::build(params, ExactInputs::of_doubles(params), route)
+    }
+
+    fn build(params: &Params, inputs: ExactInputs, route: RouteOptions) -> Result<Plan, Error> {
+        let (a, b) = (params.a, params.b);
+        let engine = match (&params.variance, params.family) {
+            (_, Family::Harmonic) => {
+                let term = PowerTerm {
+                    a,
+                    b,
+                    kappa: 1.0,
+                    kappa_rel: 0.0,
+                    p: 1.0,
+                    p_err: 0.0,
+                };
+                let mut plan = PowerPlan::new(term, &Exact::int(1), route);
+                plan.account_for_inputs(inputs.rel_a.max(inputs.rel_b));
+                Engine::Power(Box::new(plan))
+            }
+            (Variance::Power { c, q }, family) => {
+                let extra = family.extra_power().unwrap_or(0.0);
+                // p = extra + q/2 exactly, from the exact q (never from a rounded 1 + q/2):
+                // p is the nearest double, p_err its distance to the exact p.
+                let q_exact = inputs.q.clone().unwrap_or_else(|| Exact::from_f64(*q));
+                let p_exact = Exact::from_f64(extra).add(&q_exact.half());
+                let p = p_exact.to_f64();
+                let p_err = p_exact.distance_to(p);
+                let kappa = 1.0 / c.sqrt();
+                // 1/sqrt(c) rounds twice (2u) unless c = 1; a typed c that is not a double adds
+                // rel_c/2 (kappa = c^(-1/2)), plus second order.
+                let kappa_rel =
+                    if *c == 1.0 { 0.0 } else { 2.0 * U } + inputs.rel_c * (0.5 + inputs.rel_c);
+                let term = PowerTerm {
+                    a,
+                    b,
+                    kappa,
+                    kappa_rel,
+                    p,
+                    p_err,
+                };
+                let mut plan = PowerPlan::new(term, &p_exact, route);
+                plan.account_for_inputs(inputs.rel_a.max(inputs.rel_b));
+                Engine::Power(Box::new(plan))
+            }
+            (Variance::Exponential { c, lambda }, family) => {
+                let extra = family.extra_power().unwrap_or(0.0);
+                let t_c = inputs.rel_c * (0.5 + inputs.rel_c);
+                let up_ab = (1.0 + inputs.rel_a.max(inputs.rel_b)) * (1.0 + t_c) - 1.0;
+                let typed = (up_ab * 1.01, inputs.rel_lambda * 1.01);
+                Engine::Direct(DirectPlan::exponential(a, b, *c, *lambda, extra, typed))
+            }
+            (Variance::Measured { values }, family) => {
+                let extra = family.extra_power().unwrap_or(0.0);
+                Engine::Direct(DirectPlan::measured(a, b, values, extra))
+            }
+        };
+        Ok(Plan {
+            params: params.clone(),
+            engine,
+            inputs,
+        })
+    }
+
+    /// The parameters this plan evaluates.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The largest N this plan accepts (10^18, or the length of a measured list).
+    pub fn max_depth(&self) -> u64 {
+        match &self.engine {
+            Engine::Direct(d) if d.tail.is_none() => d.len as u64,
+            _ => crate::MAX_DEPTH,
+        }
+    }
+
+    /// Relative bound on how much a sum of g(l) over l <= n (or over l > n: every term moves
+    /// alike) moves between the doubles computed with and the exact typed inputs. With
+    /// y = A x + B x^2: A dg/dA, B dg/dB <= y/(1+y) <= g and x dg/dx <= 2g, so S(A(1+a)) lies
+    /// within |a| S of S(A) (S/A is nonincreasing, S increasing), and the same for B; a factor
+    /// (1 + t) on every x moves S by at most (1+t)^2 - 1 relative. c enters x as c^(-1/2) (power
+    /// law: already in kappa_rel); lambda as e^(-lambda l/2), a factor at most
+    /// e^(rel_lambda lambda l/2) on x_l for the largest l summed (the prefix stops at `len`).
+    fn sum_input_rel(&self, n: u64) -> f64 {
+        let inputs = &self.inputs;
+        let ab = inputs.rel_a + inputs.rel_b * (1.0 + inputs.rel_a);
+        let x_factor = match (&self.engine, &self.params.variance) {
+            (Engine::Direct(d), Variance::Exponential { lambda, .. }) => {
+                let l = n.min(d.len as u64) as f64;
+                let t_lambda = (inputs.rel_lambda * lambda * l * 0.5 * (1.0 + 4.0 * U)).exp_m1();
+                let t_c = inputs.rel_c * (0.5 + inputs.rel_c);
+                (1.0 + t_lambda) * (1.0 + t_c) - 1.0
+            }
+            _ => 0.0,
+        };
+        if ab == 0.0 && x_factor == 0.0 {
+            return 0.0;
+        }
+        let x_rel = (1.0 + x_factor) * (1.0 + x_factor) - 1.0;
+        // 1.01: a relative 1% on bounds of size ~1e-15 covers the rounding of these few products
+        ((1.0 + ab) * (1.0 + x_rel) - 1.0) * 1.01
+    }
+
+    fn check_depth(&self, n: u64) -> Result<(), Error> {
+        Depth::finite(n)?;
+        let max = self.max_depth();
+        if n > max {
+            return Err(Error::DepthBeyondList {
+                n,
+                len: max as usize,
+            });
+        }
+        Ok(())
+    }
+
+    /// log P_N with a certified enclosure, 1 <= n <= 10^18 (or the list length).
+    pub fn log_product(&self, n: u64) -> Result<Enclosure, Error> {
+        self.check_depth(n)?;
+        let (v, e) = match &self.engine {
+            Engine::Power(p) => p.sum(n),
+            Engine::Direct(d) => d.sum(n),
+        };
+        Ok(enclosure(v, e + self.sum_input_rel(n) * (v.abs() + e)))
+    }
+
+    /// The limit N -> infinity: finite (with enclosure) or divergent (leading terms and C).
+    pub fn limit(&self) -> Result<crate::Limit, Error> {
+        match &self.engine {
+            Engine::Power(p) => Ok(match p.divergence() {
+                Some(divergence) => crate::Limit::Divergent { divergence },
+                None => crate::Limit::Finite {
+                    log_limit: enclosure(p.infinity.0, p.infinity.1),
+                },
+            }),
+            Engine::Direct(d) => match d.tail {
+                Some(t) => {
+                    let (v, e) = d.sum(d.len as u64);
+                    let e = e + self.sum_input_rel(d.len as u64) * (v.abs() + e);
+                    Ok(crate::Limit::Finite {
+                        log_limit: Enclosure {
+                            value: v + 0.5 * t,
+                            lo: down(v - e),
+                            hi: up(v + e + t),
+                        },
+                    })
+                }
+                None => Err(Error::NoLimitForList),
+            },
+        }
+    }
+
+    /// Certified bounds on the tail sum_{l>n} g(l); `None` when the product diverges or the
+    /// variance is a finite measured list.
+    pub fn tail(&self, n: u64) -> Result<Option<Bounds>, Error> {
+        self.check_depth(n)?;
+        let (bounds, rel) = match &self.engine {
+            Engine::Power(p) => (p.tail(n), self.sum_input_rel(u64::MAX)),
+            Engine::Direct(d) => (d.tail(n), self.sum_input_rel(d.len as u64)),
+        };
+        Ok(bounds.map(|t| {
+            if rel == 0.0 {
+                t
+            } else {
+                Bounds {
+                    lo: down(t.lo * (1.0 - rel)).max(0.0),
+                    hi: up(t.hi * (1.0 + rel)),
+                }
+            }
+        }))
+    }
+
+    /// Everything at one depth.
+    pub fn evaluate(&self, depth: Depth) -> Result<Evaluation, Error> {
+        let family = self.params.family;
+        let zeta_bound = match (&self.params.variance, family) {
+            (Variance::Power { c, q }, Family::Scaled) => Some(closed_forms::zeta_bound(
+                self.params.a,
+                self.params.b,
+                *c,
+                *q,
+            )?),
+            _ => None,
+        };
+        let limit = match &self.engine {
+            Engine::Direct(d) if d.tail.is_none() => None,
+            _ => Some(self.limit()?),
+        };
+        let (limit_value, divergent) = match limit {
+            Some(crate::Limit::Finite { log_limit }) if log_limit.width().is_finite() => {
+                (Some(log_limit), None)
+            }
+            Some(crate::Limit::Finite { .. }) => (None, None),
+            Some(crate::Limit::Divergent { divergence }) => (None, Some(divergence)),
+            None => (None, None),
+        };
+        match depth {
+            Depth::Finite(n) => Ok(Evaluation {
+                family,
+                n: Some(n),
+                log_product: Some(self.log_product(n)?),
+                limit: limit_value,
+                tail: self.tail(n)?,
+                divergent,
+                zeta_bound,
+                unresolved: self.unresolved(),
+            }),
+            Depth::Infinite => {
+                if let Engine::Direct(d) = &self.engine {
+                    if d.tail.is_none() {
+                        return Err(Error::NoLimitForList);
+                    }
+                }
+                Ok(Evaluation {
+                    family,
+                    n: None,
+                    log_product: limit_value,
+                    limit: limit_value,
+                    tail: limit_value.map(|_| Bounds { lo: 0.0, hi: 0.0 }),
+                    divergent,
+                    zeta_bound,
+                    unresolved: self.unresolved(),
+                })
+            }
+        }
+    }
+
+    /// How the product grows as N -> infinity (see [`Growth`]), decided on the exact inputs.
+    pub fn growth(&self) -> Growth {
+        match &self.engine {
+            Engine::Power(p) => p.growth(),
+            Engine::Direct(d) if d.tail.is_none() => Growth {
+                class: GrowthClass::FiniteList,
+                exponent: None,
+                coefficient: None,
+                log_coefficient: None,
+                constant: None,
+                reason: None,
+            },
+            Engine::Direct(_) => Growth {
+                class: GrowthClass::Convergent,
+                exponent: None,
+                coefficient: None,
+                log_coefficient: None,
+                constant: match self.limit() {
+                    Ok(crate::Limit::Finite { log_limit }) => Some(log_limit),
+                    _ => None,
+                },
+                reason: None,
+            },
+        }
+    }
+
+    /// What this plan cannot certify, each with the reason (empty when everything is certified).
+    pub fn unresolved(&self) -> Vec<Unresolved> {
+        match &self.engine {
+            Engine::Power(p) => p
+                .infinity_reason()
+                .map(|reason| Unresolved {
+                    quantity: if p.divergent { "constant" } else { "limit" }.into(),
+                    reason,
+                })
+                .into_iter()
+                .collect(),
+            Engine::Direct(_) => Vec::new(),
+        }
+    }
+
+    /// Fills `out[i]` with the curve's central value at depth `ns[i]` (integers in 1..=10^18, as
+    /// f64). A kind that does not apply (remainder of a convergent product, tail of a divergent
+    /// one) is an error.
+    pub fn curve(&self, kind: CurveKind, ns: &[f64], out: &mut [f64]) -> Result<(), Error> {
+        if ns.len() != out.len() {
+            return Err(Error::LengthMismatch {
+                depths: ns.len(),
+                outputs: out.len(),
+            });
+        }
+        let divergent = match &self.engine {
+            Engine::Power(p) => p.divergent,
+            Engine::Direct(_) => false,
+        };
+        let eps = match &self.params.variance {
+            Variance::Power { q, .. } if *q < 2.0 => Some(2.0 - q),
+            _ => None,
+        };
+        let first = self.log_product(1)?.value;
+        match kind {
+            CurveKind::Eq65Exponent if eps.is_none() => {
+                return Err(Error::CurveDoesNotApply {
+                    curve: kind.name(),
+                    reason: "Eq. 65 needs a power-law variance with q < 2 (eps = 2 - q > 0)",
+                })
+            }
+            CurveKind::Remainder | CurveKind::Leading | CurveKind::Asymptote if !divergent => {
+                return Err(Error::CurveDoesNotApply {
+                    curve: kind.name(),
+                    reason: "this product does not diverge (use log-product or tail)",
+                })
+            }
+            CurveKind::Tail
+                if divergent || matches!(&self.engine, Engine::Direct(d) if d.tail.is_none()) =>
+            {
+                return Err(Error::CurveDoesNotApply {
+                    curve: kind.name(),
+                    reason: "a divergent product or a finite measured list has no tail to infinity (use log-product, remainder or leading)",
+                })
+            }
+            _ => {}
+        }
+        for (x, o) in ns.iter().zip(out.iter_mut()) {
+            let n = match Depth::from_f64(*x)? {
+                Depth::Finite(n) => n,
+                Depth::Infinite => return Err(Error::InvalidDepth { text: "inf".into() }),
+            };
+            self.check_depth(n)?;
+            *o = match (&self.engine, kind) {
+                (Engine::Power(p), CurveKind::LogProduct) => p.sum(n).0,
+                (Engine::Power(p), CurveKind::Remainder) => p.remainder(n),
+                (Engine::Power(p), CurveKind::Leading) => p.leading(n as f64),
+                (Engine::Power(p), CurveKind::Tail) => p.tail(n).map_or(0.0, |t| t.hi),
+                (Engine::Power(p), CurveKind::Asymptote) => p.asymptote(n as f64),
+                (_, CurveKind::Eq65Exponent) => {
+                    closed_forms::eq65_exponent(
+                        self.params.a,
+                        self.params.b,
+                        eps.unwrap_or(1.0),
+                        n as f64,
+                    )?
+                    .value
+                }
+                (_, CurveKind::LinearClaim) => (n as f64).ln() + first,
+                (Engine::Direct(d), CurveKind::LogProduct) => d.sum(n).0,
+                (Engine::Direct(d), _) => d.tail(n).map_or(0.0, |t| t.hi),
+            };
+        }
+        Ok(())
+    }
+
+    /// Internal shape of the route, for tests and the benchmark: (L0, M, K, uses Euler-Maclaurin).
+    #[doc(hidden)]
+    pub fn route_summary(&self) -> Option<(f64, f64, usize, bool)> {
+        match &self.engine {
+            Engine::Power(p) => Some((p.l0 as f64, p.m, p.k, p.em.is_some())),
+            Engine::Direct(_) => None,
+        }
+    }
+}
+
+fn up(x: f64) -> f64 {
+    crate::enclosure::next_up(x)
+}
+fn down(x: f64) -> f64 {
+    crate::enclosure::next_down(x)
+}
+
+fn enclosure(v: f64, e: f64) -> Enclosure {
+    if e == 0.0 {
+        // only exact computations (the empty or all-zero product) carry no error at all
+        Enclosure::exact(v)
+    } else if e.is_finite() {
+        Enclosure::with_radius(v, e)
+    } else {
+        Enclosure {
+            value: v,
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY,
+        }
+    }
+}

@@ -1,0 +1,599 @@
+//! The power-law engine: a_l = kappa l^-p (every family under sigma_l^2 = c l^q, and harmonic).
+//! See the module docs of [`super`] for the route.
+
+use super::{down, enclosure, up, RouteOptions, BEYOND_DEPTHS, K_MAX, TOL};
+use crate::coefficients::{root_radius, LogSeries};
+use crate::euler_maclaurin::{em_start, EmRegion, PowerTerm};
+use crate::exact::Exact;
+use crate::sum::{Accumulator, U};
+use crate::zeta::{em_corrections, em_main, em_min_start};
+use crate::{AsymptoticTerm, Bounds, Divergence, Enclosure, Growth, GrowthClass};
+
+/// The power-law engine (see the module docs).
+#[derive(Debug, Clone)]
+pub(super) struct PowerPlan {
+    pub(super) term: PowerTerm,
+    /// prefix[n] = sum_{l=1}^{n} g(l), n < l0: (value, error).
+    pub(super) prefix: Vec<(f64, f64)>,
+    pub(super) l0: u64,
+    pub(super) em: Option<EmRegion>,
+    /// Series start (integer-valued, may exceed 10^18).
+    pub(super) m: f64,
+    pub(super) k: usize,
+    /// coef[k] = c_k kappa^k, with errors; s[k] = k p as computed, ds[k] its error bound.
+    pub(super) coef: Vec<(f64, f64)>,
+    pub(super) s: Vec<f64>,
+    pub(super) ds: Vec<f64>,
+    /// side[k] = sign of 1 - k p for the exact p (1: below the pole, 0: resonant, -1: above);
+    /// gap[k] = 1 - k p correctly rounded from the exact value.
+    pub(super) side: Vec<i32>,
+    pub(super) gap: Vec<f64>,
+    /// Upper bounds on the coefficients of -log(1 - A kappa x - B kappa^2 x^2) (see
+    /// [`Self::input_error`]).
+    pub(super) abs_coef: Vec<f64>,
+    /// Relative distance of typed A, B from their doubles (0 when exact).
+    pub(super) delta: f64,
+    /// Z(s_k, M) with errors.
+    pub(super) z_m: Vec<(f64, f64)>,
+    /// suffix[k] = sum_{j>k} c_j kappa^j Z(s_j, M): (value, rounding error, sum |c_j kappa^j| ds_j |Z(s_j, M)|).
+    pub(super) suffix: Vec<(f64, f64, f64)>,
+    pub(super) rho_kappa: f64,
+    /// Truncation bound of the k-series from M on.
+    pub(super) trunc_m: f64,
+    /// V = limit or C, with error.
+    pub(super) infinity: (f64, f64),
+    pub(super) divergent: bool,
+    /// Leading terms and C, computed once (curves evaluate them at every point).
+    pub(super) divergence: Option<Divergence>,
+    /// head + middle over [1, M), computed once.
+    pub(super) below_m: (f64, f64),
+    pub(super) zero: bool,
+}
+
+impl PowerPlan {
+    /// `p_exact` is the exact p that `term.p` rounds: it decides, for every k, whether
+    /// k p < 1, = 1 or > 1, and gives 1 - k p correctly rounded.
+    pub(super) fn new(term: PowerTerm, p_exact: &Exact, route: RouteOptions) -> PowerPlan {
+        let p = term.p;
+        let zero = term.a == 0.0 && term.b == 0.0;
+        let rho_kappa = root_radius(term.a, term.b) * term.kappa * (1.0 + 4.0 * U + term.kappa_rel);
+        // Series start and length.
+        let k_min = ((1.0 / p).floor() as usize + 1).max(2);
+        let m_raw = if zero {
+            1.0
+        } else {
+            (rho_kappa / route.theta).powf(1.0 / p).ceil()
+        };
+        let mut k = k_min;
+        let mut m = m_raw.max(em_min_start(k as f64 * p));
+        loop {
+            let bound = series_truncation(rho_kappa, p, m, k);
+            if bound <= TOL || k >= K_MAX {
+                let m_needed = m_raw.max(em_min_start(k as f64 * p));
+                if m_needed > m {
+                    m = m_needed;
+                    continue;
+                }
+                break;
+            }
+            k += 1;
+        }
+        let trunc_m = series_truncation(rho_kappa, p, m, k);
+        // Head and middle.
+        let (l0, em) = if m <= route.direct_max {
+            (m as u64, None)
+        } else {
+            let start = em_start(&term, 8.0, TOL).min(m);
+            // Beyond every finite depth the middle is only needed for the value at infinity,
+            // which [`Self::value_at_infinity`] declares unresolvable there.
+            let region = EmRegion::new(term, start, m.min(BEYOND_DEPTHS));
+            (start as u64, Some(region))
+        };
+        let mut prefix = Vec::with_capacity(l0 as usize);
+        let mut acc = Accumulator::new();
+        prefix.push((0.0, 0.0));
+        for l in 1..l0 {
+            let (g, ge) = term.g(l as f64);
+            acc.add(g, ge);
+            prefix.push((acc.value(), acc.error()));
+        }
+        // Series coefficients c_k kappa^k and exponents.
+        let series = LogSeries::new(term.a, term.b, k);
+        let mut coef = vec![(0.0, 0.0); k + 1];
+        let mut s = vec![0.0; k + 1];
+        let mut ds = vec![0.0; k + 1];
+        let mut side = vec![0i32; k + 1];
+        let mut gap = vec![0.0; k + 1];
+        let mut kappa_k = 1.0;
+        for i in 1..=k {
+            kappa_k *= term.kappa;
+            let kr = (i as f64) * (term.kappa_rel + U);
+            let c = series.c[i] * kappa_k;
+            coef[i] = (c, series.err[i] * kappa_k * (1.0 + kr) + c.abs() * (kr + U));
+            let fi = i as f64;
+            let gap_exact = Exact::int(1).sub(&p_exact.mul_int(i as i64));
+            side[i] = gap_exact.signum();
+            gap[i] = gap_exact.to_f64();
+            if side[i] == 0 {
+                // exact resonance k p = 1 (e.g. a typed q = 0.4 at k = 5): s is exactly 1
+                s[i] = 1.0;
+                ds[i] = 0.0;
+            } else {
+                s[i] = fi * p;
+                ds[i] = fi.mul_add(p, -s[i]).abs() + fi * term.p_err;
+            }
+        }
+        // ~c_k kappa^k, upper bounds on the coefficients of -log(1 - A kappa x - B kappa^2 x^2)
+        let abs_series = LogSeries::new(-term.a, -term.b, k);
+        let mut abs_coef = vec![0.0; k + 1];
+        let mut kappa_k_up = 1.0;
+        for i in 1..=k {
+            kappa_k_up *= term.kappa * (1.0 + term.kappa_rel + 2.0 * U);
+            abs_coef[i] = (-abs_series.c[i] + abs_series.err[i]) * kappa_k_up * (1.0 + 2.0 * U);
+        }
+        let mut z_m = vec![(0.0, 0.0); k + 1];
+        for i in 1..=k {
+            if (coef[i].0 != 0.0 || coef[i].1 != 0.0) && m <= BEYOND_DEPTHS {
+                z_m[i] = z_at(s[i], m, m.powf(-s[i]), 3.0 * U);
+            }
+        }
+        // decided on the exact exponents: k p <= 1 for a nonzero c_k
+        let divergent = !zero && (1..=k).any(|i| side[i] >= 0 && coef[i].0 != 0.0);
+        let suffix = suffix_sums(&coef, &z_m, &ds);
+        let mut plan = PowerPlan {
+            term,
+            prefix,
+            l0,
+            em,
+            m,
+            k,
+            coef,
+            s,
+            ds,
+            side,
+            gap,
+            abs_coef,
+            delta: 0.0,
+            suffix,
+            z_m,
+            rho_kappa,
+            trunc_m,
+            infinity: (0.0, 0.0),
+            divergent,
+            divergence: None,
+            below_m: (0.0, 0.0),
+            zero,
+        };
+        plan.below_m = plan.compute_below_m();
+        plan.infinity = plan.value_at_infinity();
+        plan.divergence = plan.compute_divergence();
+        plan
+    }
+
+    /// head + middle over [1, M).
+    fn compute_below_m(&self) -> (f64, f64) {
+        if self.m > BEYOND_DEPTHS {
+            // never needed: no finite depth reaches the series, and V is unresolvable there
+            return (0.0, f64::INFINITY);
+        }
+        let (h, he) = self.prefix[self.l0 as usize - 1];
+        match &self.em {
+            Some(em) => {
+                let (v, e) = em.sum_to(self.m);
+                (h + v, he + e + U * (h + v).abs())
+            }
+            None => (h, he),
+        }
+    }
+
+    fn value_at_infinity(&self) -> (f64, f64) {
+        if self.zero {
+            return (0.0, 0.0);
+        }
+        if self.m > BEYOND_DEPTHS {
+            // The partial sums up to M exceed 1e16 in size here, so their rounding alone
+            // (>= 1 in absolute terms) swamps any constant C: report it as unresolvable.
+            return (0.0, f64::INFINITY);
+        }
+        let mut acc = Accumulator::new();
+        let (v, e) = self.below_m;
+        acc.add(v, e);
+        for i in 1..=self.k {
+            let (c, ce) = self.coef[i];
+            let (z, ze) = self.z_m[i];
+            let ze = ze + s_error(self.s[i], self.ds[i], self.m, z);
+            let t = c * z;
+            acc.add(t, ce * z.abs() + c.abs() * ze + U * t.abs());
+        }
+        (acc.value(), acc.error() + self.trunc_m)
+    }
+
+    /// Why V (the limit, or the constant C) is not certified, in words; `None` when it is.
+    pub(super) fn infinity_reason(&self) -> Option<String> {
+        let (v, e) = self.infinity;
+        let what = if self.divergent {
+            "the constant C"
+        } else {
+            "the limit"
+        };
+        if self.m > BEYOND_DEPTHS {
+            return Some(format!(
+                "{what} is not resolvable in double precision: the partial sums that must cancel in it exceed 10^16, so their rounding alone is larger than {what} (extended precision is needed)"
+            ));
+        }
+        if !e.is_finite() {
+            let k = (1..=self.k)
+                .find(|&i| self.side[i] != 0 && self.s[i] == 1.0)
+                .unwrap_or(1);
+            return Some(format!(
+                "{what} is not resolvable in double precision: 1 - {k}p = {:e} is closer to 0 than double precision resolves near the pole of the zeta function (extended precision is needed)",
+                self.gap[k]
+            ));
+        }
+        if self.divergent && !(e <= v.abs().max(1.0)) {
+            return Some(format!(
+                "{what} is not resolvable in double precision: its rounding error bound {e:.1e} exceeds its size"
+            ));
+        }
+        None
+    }
+
+    /// Bound on how much V (the limit or C) moves when A and B move by relative amounts at most
+    /// `delta` (typed decimals that are not doubles; kappa's are already in `term.kappa_rel`).
+    ///
+    /// V = below_m + sum_k c_k kappa^k Z(kp, M). below_m is a sum of g(l) > 0 and
+    /// A dg/dA, B dg/dB <= g (y/(1+y) <= log(1+y)), so it moves by at most
+    /// ((1+delta)^2 - 1) below_m. c_k is a sum of monomials A^(k-2j) B^j with coefficients whose
+    /// absolute values sum to ~c_k, the coefficient of x^k in -log(1 - A x - B x^2) (log(1+w)
+    /// and -log(1-w) have the same coefficients up to sign, and w = A x + B x^2 has positive
+    /// ones); each monomial moves by at most (1+delta)^k - 1.
+    pub(super) fn input_error(&self, delta: f64) -> f64 {
+        if delta == 0.0 || self.zero {
+            return 0.0;
+        }
+        let mut err = grow(2, delta) * self.below_m.0.abs();
+        for i in 1..=self.k {
+            let (z, ze) = self.z_m[i];
+            err += grow(i, delta) * self.abs_coef[i] * (z.abs() + ze);
+        }
+        err * (1.0 + 4.0 * U)
+    }
+
+    /// Takes typed A and B that are off their doubles by relative amounts at most `delta` into
+    /// V, C and the growth numbers (see [`Self::input_error`]).
+    pub(super) fn account_for_inputs(&mut self, delta: f64) {
+        if delta == 0.0 {
+            return;
+        }
+        self.delta = delta;
+        self.infinity.1 += self.input_error(delta);
+        self.divergence = self.compute_divergence();
+    }
+
+    /// The growth class with its certified numbers (see [`crate::Growth`]).
+    pub(super) fn growth(&self) -> Growth {
+        let reason = self.infinity_reason();
+        if !self.divergent {
+            let (v, e) = self.infinity;
+            return Growth {
+                class: GrowthClass::Convergent,
+                exponent: None,
+                coefficient: None,
+                log_coefficient: None,
+                constant: reason.is_none().then(|| enclosure(v, e)),
+                reason,
+            };
+        }
+        let constant = self.divergence.as_ref().and_then(|d| d.constant);
+        // Leading term: the first nonzero c_k with k p < 1 (1 - k p decreases with k).
+        let leading = (1..=self.k).find(|&i| self.coef[i].0 != 0.0 && self.side[i] > 0);
+        let log_term = (1..=self.k).find(|&i| self.coef[i].0 != 0.0 && self.side[i] == 0);
+        let log_coefficient = log_term.map(|i| {
+            let (c, ce) = self.coef[i];
+            enclosure(c, ce + grow(i, self.delta) * self.abs_coef[i])
+        });
+        match leading {
+            Some(i) => {
+                let (c, ce) = self.coef[i];
+                let g = self.gap[i];
+                // g is 1 - k p correctly rounded (relative error <= u); c / g rounds once more.
+                let value = c / g;
+                let moved = grow(i, self.delta) * self.abs_coef[i];
+                let radius = (ce + moved + 3.0 * U * c.abs()) / (g.abs() * (1.0 - U));
+                Growth {
+                    class: GrowthClass::StretchedExponential,
+                    exponent: Some(Enclosure::with_radius(g, U * g.abs())),
+                    coefficient: Some(enclosure(value, radius)),
+                    log_coefficient,
+                    constant,
+                    reason,
+                }
+            }
+            None => Growth {
+                class: GrowthClass::Power,
+                exponent: log_coefficient,
+                coefficient: None,
+                log_coefficient,
+                constant,
+                reason,
+            },
+        }
+    }
+
+    pub(super) fn divergence(&self) -> Option<Divergence> {
+        self.divergence.clone()
+    }
+
+    fn compute_divergence(&self) -> Option<Divergence> {
+        if !self.divergent {
+            return None;
+        }
+        let mut terms = Vec::new();
+        for i in 1..=self.k {
+            let (c, _) = self.coef[i];
+            if c == 0.0 || self.side[i] < 0 {
+                continue;
+            }
+            if self.side[i] == 0 {
+                terms.push(AsymptoticTerm {
+                    coefficient: c,
+                    exponent: 0.0,
+                    log: true,
+                });
+            } else {
+                let e = self.gap[i];
+                terms.push(AsymptoticTerm {
+                    coefficient: c / e,
+                    exponent: e,
+                    log: false,
+                });
+            }
+        }
+        let (v, e) = self.infinity;
+        let constant = if v.is_finite() && e.is_finite() && e <= v.abs().max(1.0) {
+            Some(enclosure(v, e))
+        } else {
+            None
+        };
+        Some(Divergence { terms, constant })
+    }
+
+    /// sum_{l=1}^{n} g(l) with error bound.
+    pub(super) fn sum(&self, n: u64) -> (f64, f64) {
+        if self.zero {
+            return (0.0, 0.0);
+        }
+        if n < self.l0 {
+            return self.prefix[n as usize];
+        }
+        // b = n + 1 as f64; the computed value is sum_{l=1}^{b-1} g(l).
+        let b = (n + 1) as f64;
+        let (value, err) = if b <= self.m {
+            let (h, he) = self.prefix[self.l0 as usize - 1];
+            let em = self.em.as_ref().expect("l0 < m implies a middle region");
+            let (v, e) = em.sum_to(b);
+            (h + v, he + e + U * (h + v).abs())
+        } else {
+            let mut acc = Accumulator::new();
+            let (v, e) = self.below_m;
+            acc.add(v, e);
+            let ln_b = b.ln();
+            // Only the first k_b terms need Z(kp, b); beyond, Z(kp, b) is bounded by the
+            // truncation formula at b and the Z(kp, M) parts come precomputed (suffix sums).
+            let (k_b, cut_b) = self.each_term_at(b, |i, xk, rel| {
+                let (c, ce) = self.coef[i];
+                let (zm, zme) = self.z_m[i];
+                let (zb, zbe) = z_at(self.s[i], b, xk, rel);
+                let d = zm - zb;
+                let de = zme + zbe + U * d.abs() + self.ds[i] * ln_b * d.abs() * 1.01;
+                let t = c * d;
+                acc.add(t, ce * d.abs() + c.abs() * de + U * t.abs());
+            });
+            let (rest, rest_err, rest_ds) = self.suffix[k_b];
+            acc.add(rest, rest_err + rest_ds * ln_b * 1.01);
+            let trunc_b = if k_b < self.k { cut_b } else { 0.0 };
+            (acc.value(), acc.error() + self.trunc_m + trunc_b)
+        };
+        (value, err + self.depth_rounding(n, b))
+    }
+
+    /// Calls `f(k, b^-kp, its relative error)` for every series term that needs Z(kp, b) at
+    /// b >= M (see [`Self::series_cut`]) and has a nonzero coefficient. Returns (k_b, the bound on
+    /// the omitted sum_{k>k_b} |c_k kappa^k| Z(kp, b)). Once b^-kp underflows, Z(kp, b) is 0 to
+    /// within 1e-300, which `z_at` returns with that error.
+    fn each_term_at(&self, b: f64, mut f: impl FnMut(usize, f64, f64)) -> (usize, f64) {
+        let (x_b, ln_b) = (b.powf(-self.term.p), b.ln());
+        let x_rel = 3.0 * U + self.term.p_err * ln_b;
+        let (k_b, cut) = self.series_cut(x_b, ln_b);
+        let mut xk = 1.0;
+        for i in 1..=k_b {
+            xk *= x_b;
+            let (c, ce) = self.coef[i];
+            if c != 0.0 || ce != 0.0 {
+                f(i, xk, i as f64 * (x_rel + U));
+            }
+        }
+        (k_b, cut)
+    }
+
+    /// How many series terms need Z(kp, b) at b >= M, given x_b = b^-p and ln_b = log b: all with
+    /// kp <= 1, then until the bound on sum_{k>k_b} |c_k kappa^k| Z(kp, b) is below the target.
+    /// Returns (k_b, that bound).
+    ///
+    /// For k >= k0 = floor(1/p) the bound of [`series_truncation`] at b is at most
+    /// exp(c0 + log b + (k+1) log theta_b) with c0 = log(2/(k0+1)) + log(1 + 1/((k0+1)p - 1)),
+    /// using 1 + b/x <= b (1 + 1/x) for b >= 1 and -log(1 - theta) <= 2 theta for theta <= 1/2;
+    /// solving for k costs no transcendental call beyond those the caller already made.
+    fn series_cut(&self, x_b: f64, ln_b: f64) -> (usize, f64) {
+        let p = self.term.p;
+        let k0 = ((1.0 / p).floor() as usize).clamp(1, self.k);
+        let k0p = (k0 + 1) as f64 * p - 1.0;
+        let theta = self.rho_kappa * x_b * (1.0 + 1e-12);
+        if theta > 0.5 || k0p <= 0.0 || theta == 0.0 {
+            let b = ln_b.exp();
+            return (self.k, series_truncation(self.rho_kappa, p, b, self.k));
+        }
+        let ln_theta = self.rho_kappa.ln() - p * ln_b + 1e-12;
+        let c0 = (2.0 / (k0 + 1) as f64).ln() + (1.0 / k0p).ln_1p() + ln_b + 2.0 * theta;
+        let needed = ((TOL.ln() - c0) / ln_theta).ceil() - 1.0;
+        let k_b = (needed.max(k0 as f64) as usize).min(self.k);
+        (
+            k_b,
+            (c0 + (k_b + 1) as f64 * ln_theta).exp() * (1.0 + 1e-10),
+        )
+    }
+
+    /// Error from evaluating at b = fl(n + 1) instead of n + 1 (only for n > 2^53).
+    fn depth_rounding(&self, n: u64, b: f64) -> f64 {
+        let bi = b as u64;
+        let count = bi.abs_diff(n + 1);
+        if count == 0 {
+            return 0.0;
+        }
+        let low = (n.min(bi) - count) as f64;
+        count as f64 * self.term.g(low).0 * 1.01
+    }
+
+    /// Bounds on sum_{l>n} g(l) (convergent products only).
+    pub(super) fn tail(&self, n: u64) -> Option<Bounds> {
+        if self.divergent {
+            return None;
+        }
+        if self.zero {
+            return Some(Bounds { lo: 0.0, hi: 0.0 });
+        }
+        let b = (n + 1) as f64;
+        let (v, e) = if b >= self.m {
+            let mut acc = Accumulator::new();
+            let (_, cut_b) = self.each_term_at(b, |i, xk, rel| {
+                let (c, ce) = self.coef[i];
+                let (z, ze) = z_at(self.s[i], b, xk, rel);
+                let ze = ze + self.ds[i] * s_derivative_bound(self.s[i], b, z);
+                let t = c * z;
+                acc.add(t, ce * z.abs() + c.abs() * ze + U * t.abs());
+            });
+            let trunc = cut_b;
+            (acc.value(), acc.error() + trunc + self.depth_rounding(n, b))
+        } else {
+            let (s, se) = self.sum(n);
+            let (l, le) = self.infinity;
+            (l - s, se + le + U * (l - s).abs())
+        };
+        Some(Bounds {
+            lo: down(v - e).max(0.0),
+            hi: up(v + e),
+        })
+    }
+
+    /// Sum of the leading terms at n.
+    pub(super) fn leading(&self, n: f64) -> f64 {
+        self.divergence.as_ref().map_or(0.0, |d| d.leading(n))
+    }
+
+    /// Leading terms plus C (or the leading terms alone when C is not resolvable).
+    pub(super) fn asymptote(&self, n: f64) -> f64 {
+        self.leading(n)
+            + self
+                .divergence
+                .as_ref()
+                .and_then(|d| d.constant)
+                .map_or(0.0, |c| c.value)
+    }
+
+    /// log P_n minus its leading terms (central value; divergent products).
+    pub(super) fn remainder(&self, n: u64) -> f64 {
+        let b = (n + 1) as f64;
+        if b < self.m {
+            return self.sum(n).0 - self.leading(n as f64);
+        }
+        // V - sum_k coef_k E_k(n), E_k = Z(s_k, n+1) + leading part, computed without cancellation.
+        let nf = n as f64;
+        let mut acc = Accumulator::new();
+        acc.add(self.infinity.0, 0.0);
+        self.each_term_at(b, |i, xk, _| {
+            let (c, s) = (self.coef[i].0, self.s[i]);
+            let (corr, _) = em_corrections(s, b, xk, 0.0);
+            let one_minus_s = self.gap[i];
+            let gap = if self.side[i] == 0 {
+                -(1.0 / nf).ln_1p()
+            } else if self.side[i] > 0 {
+                // [n^(1-s) - (n+1)^(1-s)]/(1-s)
+                -nf.powf(one_minus_s) * (one_minus_s * (1.0 / nf).ln_1p()).exp_m1() / one_minus_s
+            } else {
+                em_main(s, b, xk, 0.0).0
+            };
+            acc.add(-c * (gap + corr), 0.0);
+        });
+        acc.value()
+    }
+}
+
+/// (1 + delta)^k - 1 <= k delta (1 + k delta) for k delta <= 1, rounded up (x (1+x) >= e^x - 1).
+pub(super) fn grow(k: usize, delta: f64) -> f64 {
+    let x = k as f64 * delta * (1.0 + 2.0 * U);
+    if x > 1.0 {
+        f64::INFINITY
+    } else {
+        x * (1.0 + x) * (1.0 + 2.0 * U)
+    }
+}
+
+/// suffix[k] = sum_{j>k} coef_j Z_j(M) with its rounding error and exponent-error weight.
+fn suffix_sums(coef: &[(f64, f64)], z_m: &[(f64, f64)], ds: &[f64]) -> Vec<(f64, f64, f64)> {
+    let k = coef.len() - 1;
+    let mut out = vec![(0.0, 0.0, 0.0); k + 1];
+    let mut acc = Accumulator::new();
+    let mut ds_weight = 0.0;
+    for j in (1..=k).rev() {
+        out[j] = (acc.value(), acc.error(), ds_weight);
+        let ((c, ce), (z, ze)) = (coef[j], z_m[j]);
+        let t = c * z;
+        acc.add(t, ce * z.abs() + c.abs() * ze + U * t.abs());
+        ds_weight += c.abs() * ds[j] * z.abs();
+    }
+    out[0] = (acc.value(), acc.error(), ds_weight);
+    out
+}
+
+/// Z(s, a) at a large a with a^-s = `x` known (relative error `x_rel`).
+fn z_at(s: f64, a: f64, x: f64, x_rel: f64) -> (f64, f64) {
+    let (m, me) = em_main(s, a, x, x_rel);
+    let (c, ce) = em_corrections(s, a, x, x_rel);
+    (m + c, me + ce + U * (m + c).abs())
+}
+
+/// Error in Z(s, a) from an exponent known only to within `ds`: ds * |dZ/ds|.
+/// A computed s of exactly 1 whose true value differs (ds > 0) makes Z(s, a) unresolvable: the
+/// pole at s = 1 is within reach, so the error is infinite (only V = C is affected).
+fn s_error(s: f64, ds: f64, a: f64, z: f64) -> f64 {
+    if ds == 0.0 {
+        0.0
+    } else if s == 1.0 {
+        f64::INFINITY
+    } else {
+        ds * s_derivative_bound(s, a, z)
+    }
+}
+
+/// Bound on |dZ(s, a)/ds| = |sum_{l>=a} log(l) l^-s| (continued analytically for s <= 1).
+fn s_derivative_bound(s: f64, a: f64, z: f64) -> f64 {
+    let ln_a = a.ln();
+    if s == 1.0 {
+        return 2.0 * ln_a * (ln_a + z.abs()) + 1.0;
+    }
+    let main = (a * a.powf(-s) / (s - 1.0)).abs();
+    (ln_a * (z.abs() + 2.0 * main) + main / (s - 1.0).abs()) * 1.01
+}
+
+/// Bound on the k-series truncation after K terms over [m, infinity):
+/// (2/(K+1)) (1 + m/((K+1)p - 1)) theta^(K+1) / (1 - theta), theta = rho kappa m^-p.
+fn series_truncation(rho_kappa: f64, p: f64, m: f64, k: usize) -> f64 {
+    let theta = rho_kappa * m.powf(-p) * (1.0 + 1e-12);
+    let k1 = (k + 1) as f64;
+    if theta >= 1.0 || k1 * p <= 1.0 {
+        return f64::INFINITY;
+    }
+    let log_bound =
+        (2.0 / k1).ln() + (1.0 + m / (k1 * p - 1.0)).ln() + k1 * theta.ln() - (1.0 - theta).ln();
+    log_bound.exp() * (1.0 + 1e-10)
+}
