@@ -4,8 +4,8 @@
 import { rich } from './rich.js';
 import * as core from './core.js';
 import { termsText, depthLabel, plain, directed, trimZeros } from './format.js';
-import { varianceFor, lnsExponent } from './state.js';
-import { evalFor } from './series.js';
+import { modelFor } from './state.js';
+import { evalFor, growthFor } from './series.js';
 import { enclosureParts } from './readouts.js';
 
 const CARDS = [
@@ -36,23 +36,41 @@ const CARDS = [
 ];
 
 /** Eqs. 16 / 65's range of ε (Lemma 4.1): ½ ≤ ε < 1; the card uses ε = ½ when the view is outside it. */
-const EPS_RANGE = { lo: 0.5, hi: 1, fallback: 0.5 };
+const EPS_RANGE = { lo: 0.5, hi: 1, fallback: '0.5' };
 
 /**
- * The growth class of a product from the core's evaluation: 'convergent' (a finite limit),
- * 'stretched' (a positive power of N among the leading terms), 'power' (only a log N term:
- * N^exponent), or 'finite' (a measured list). The one function the verdicts are decided from.
+ * The growth class of a product, from the core (`product.growth()`): 'convergent', 'power' (N^a),
+ * 'stretched' (stretched exponential or faster), or 'finite' (a measured list). The one function
+ * the verdicts are decided from; it reads the core's class and never computes one.
+ * `linear` (a = 1, i.e. Θ(N) = Θ(L)): the core's certified a contains 1 and the parameter a equals
+ * for this product (`unit`: A for App. A.2's product, B for Eq. 9 with A = 0) is the decimal 1 as
+ * typed; a rounded enclosure alone cannot tell 1 from its neighbours.
  */
-export function growthOf(ev) {
-  if (!ev) return null;
-  if (ev.growth) return ev.growth; // the core's own class, when it provides one
-  if (ev.limit) return { kind: 'convergent' };
-  const terms = ev.divergent?.terms;
-  if (!terms) return { kind: 'finite' };
-  if (terms.some((t) => !t.log && t.exponent > 0)) return { kind: 'stretched' };
-  const lt = terms.find((t) => t.log);
-  if (lt) return { kind: 'power', exponent: lt.coefficient, linear: lt.coefficient === 1 };
-  return { kind: 'finite' };
+export function growthOf(params, unit = null) {
+  const r = growthFor(params);
+  if (!r.ok) return null;
+  const g = r.value;
+  switch (g.class) {
+    case 'convergent':
+      return { kind: 'convergent' };
+    case 'power':
+      return { kind: 'power', exponent: g.exponent, linear: contains(g.exponent, 1) && isDecimalOne(unit) };
+    case 'stretched-exponential':
+    case 'exponential':
+      return { kind: 'stretched', exponent: g.exponent };
+    default:
+      return { kind: 'finite' };
+  }
+}
+
+/** Whether a certified enclosure contains x. */
+function contains(e, x) {
+  return !!e && Number(e.lo) <= x && x <= Number(e.hi);
+}
+
+/** Whether a typed decimal denotes exactly 1 ("1", "1.0", "+1.000e0"; not "1.0000000000000002"). */
+function isDecimalOne(text) {
+  return /^\+?0*1(\.0*)?(e[+-]?0+)?$/i.test(String(text ?? '').trim());
 }
 
 export class Cards {
@@ -111,35 +129,37 @@ export class Cards {
     const at = good.n === 'inf' ? 'N → ∞' : `N = ${depthLabel(good.n)}`;
     const num = (e) => enclosureParts(e)?.num ?? '—';
     const n = good.n;
-    const ab = { a: good.a, b: good.b };
+    const ab = { a: good.raw?.a ?? good.a, b: good.raw?.b ?? good.b };
+    const rawC = (f) => (state.own?.[f] && good.own?.[f] ? good.own[f].raw?.c ?? good.own[f].c : good.raw?.c ?? good.c);
 
     // Eq. 11: unscaled at σ_l² = c·l, with the reader's A, B, c and N.
     {
-      const view = varianceFor(state, good, 'unscaled');
+      const view = modelFor(state, good, 'unscaled');
       const c = view.c ?? good.c;
       const inside = view.kind === 'power' && view.q === 1;
-      const r = evalFor({ family: 'unscaled', ...ab, variance: { kind: 'power', c, q: 1 } }, n);
+      const params = { family: 'unscaled', ...ab, variance: { kind: 'power', c: rawC('unscaled'), q: '1' } };
+      const r = evalFor(params, n);
       const u = r.ok ? r.value : null;
       const logL = n === 'inf' ? null : evalFor({ family: 'harmonic', a: 1, b: 0, variance: { kind: 'power', c: 1, q: 1 } }, n);
       const nums = [];
       if (u?.log_product) nums.push(`log P_N at ${at}: ${num(u.log_product)}`);
       if (logL?.ok && logL.value.log_product) nums.push(`log L = log(N + 1), what Θ(L) allows: ${num(logL.value.log_product)}`);
       if (u?.divergent?.constant) nums.push(`C = ${num(u.divergent.constant)}`);
-      else if (u?.divergent) nums.push('C: not resolvable in double precision here (the leading terms are exact)');
+      else if (u?.divergent) nums.push(`C: not resolvable here (${unresolvedReason(u, 'constant') || 'the core cannot certify it'})`);
       const model = `σ_l² = ${cText(c)}l`;
       let regime = `Evaluated at Eq. 11’s regime, ${model}.`;
       if (!inside) {
         regime = `The current view (${viewText(view)}) lies outside Eq. 11’s regime σ_l² ∼ l; this card is evaluated at ${model}.`;
         if (view.kind === 'exponential') regime += ' Exponential variance is the paper’s own bounded case (Eq. 10): see its bound among the numbers.';
       }
-      if (!u) this.set('eq11', { verdict: 'n/a', tone: 'neutral', does: r.error || 'not available', nums, regime, outside: !inside });
+      const g = u ? growthOf(params, ab.b) : null;
+      if (!u || !g) this.set('eq11', { verdict: 'n/a', tone: 'neutral', does: r.error || 'not available', nums, regime, outside: !inside });
       else {
-        const g = growthOf(u);
         const terms = termsText(u.divergent?.terms);
         let v;
-        if (g.kind === 'stretched') v = { verdict: 'not Θ(L)', tone: 'differs', does: `With ${model}: log P_N = ${terms} + C + o(1), a stretched exponential${u.divergent.terms.some((t) => t.log) ? ' times a power' : ''}, not Θ(L).` };
+        if (g.kind === 'stretched') v = { verdict: 'not Θ(L)', tone: 'differs', does: `With ${model}: log P_N = ${terms} + C + o(1), a stretched exponential${u.divergent?.terms?.some((t) => t.log) ? ' times a power' : ''}, not Θ(L).` };
         else if (g.kind === 'power' && g.linear) v = { verdict: 'Θ(L) here', tone: 'holds', does: `With ${model}: log P_N = ${terms} + C + o(1), so P_N = Θ(N).` };
-        else if (g.kind === 'power') v = { verdict: `Θ(N^${plain(g.exponent, 4)}), not Θ(L)`, tone: 'differs', does: `With ${model}: log P_N = ${terms} + C + o(1), so P_N = Θ(N^${plain(g.exponent, 6)}).` };
+        else if (g.kind === 'power') v = { verdict: `Θ(N^${num(g.exponent)}), not Θ(L)`, tone: 'differs', does: `With ${model}: log P_N = ${terms} + C + o(1), so P_N = Θ(N^${num(g.exponent)}).` };
         else v = { verdict: 'bounded, not Θ(L)', tone: 'differs', does: `With ${model} and A = 0 the product converges.` };
         this.set('eq11', { ...v, nums, regime, outside: !inside });
       }
@@ -147,29 +167,30 @@ export class Cards {
 
     // Eqs. 16 / 65 and §4.1: scaled at σ_l² = c·l^(2−ε), ½ ≤ ε < 1.
     {
-      const view = varianceFor(state, good, 'scaled');
-      const viewEps = scaledEps(state, good);
-      const inside = view.kind === 'power' && viewEps !== null && viewEps >= EPS_RANGE.lo && viewEps < EPS_RANGE.hi;
-      const eps = inside ? viewEps : EPS_RANGE.fallback;
+      const view = modelFor(state, good, 'scaled');
+      const viewEps = view.kind === 'power' ? view.eps : null;
+      const inside = viewEps !== null && viewEps !== undefined && viewEps >= EPS_RANGE.lo && viewEps < EPS_RANGE.hi;
+      const epsRaw = inside ? (state.own?.scaled ? good.own.scaled.raw?.eps ?? viewEps : good.raw?.eps ?? viewEps) : EPS_RANGE.fallback;
+      const eps = inside ? viewEps : Number(EPS_RANGE.fallback);
       const c = view.c ?? good.c;
-      const q = lnsExponent(eps);
       const model = `σ_l² = ${cText(c)}l^(2−${plain(eps, 6)})`;
       const regime = inside
         ? `Evaluated at the LNS regime, ${model}.`
         : `The current view (${viewText(view)}) lies outside the LNS regime σ_l² ∼ l^(2−ε), ½ ≤ ε < 1; this card is evaluated at ${model}.`;
-      const r = evalFor({ family: 'scaled', ...ab, variance: { kind: 'power', c, q } }, n);
+      const params = { family: 'scaled', ...ab, variance: { kind: 'power', c: rawC('scaled'), eps: epsRaw } };
+      const r = evalFor(params, n);
       const s = r.ok ? r.value : null;
-      const closed = core.closedForms({ ...ab, c, q, n });
+      const closed = core.closedForms({ ...ab, c: rawC('scaled'), eps: epsRaw, n });
       const e65 = closed.ok ? closed.value.eq65 : null;
       const zb = s?.zeta_bound || (closed.ok ? closed.value.zeta_bound : null);
-      const g = growthOf(s);
+      const g = s ? growthOf(params) : null;
 
       const nums = [];
       if (s?.log_product) nums.push(`log Q_N at ${at}: ${num(s.log_product)}`);
       if (s?.limit) nums.push(`log Q_∞ = ${num(s.limit)}`);
       if (zb) nums.push(`zeta-sum bound: ${num(zb)}`);
-      if (e65 && Number.isFinite(Number(e65.limit))) nums.push(`Eq. 65’s own exponent → ${plain(Number(e65.limit), 10)} (ε = ${plain(Number(e65.eps), 4)})`);
-      if (!s) this.set('eq65', { verdict: 'n/a', tone: 'neutral', does: r.error || 'not available', nums, regime, outside: !inside });
+      if (e65?.limit) nums.push(`Eq. 65’s own exponent → ${num(e65.limit)} (ε = ${num(e65.eps)})`);
+      if (!s || !g) this.set('eq65', { verdict: 'n/a', tone: 'neutral', does: r.error || 'not available', nums, regime, outside: !inside });
       else if (g.kind === 'convergent') this.set('eq65', { verdict: 'bounded, not ω(1)', tone: 'differs', does: `With ${model}, log Q_N increases to a finite limit: the displayed product is O(1), and Eq. 65’s own exponent tends to a finite value.`, nums, regime, outside: !inside });
       else this.set('eq65', { verdict: 'ω(1) here', tone: 'holds', does: `With ${model}, log Q_N = ${termsText(s.divergent?.terms)} + C + o(1).`, nums, regime, outside: !inside });
 
@@ -177,7 +198,7 @@ export class Cards {
       if (s?.limit) nums41.push(`log Q_N ≤ log Q_∞ ≤ ${trimZeros(directed(s.limit.hi, 10, +1))} for every N`);
       if (s?.tail && n !== 'inf') nums41.push(`still to come after ${at}: at most ${trimZeros(directed(s.tail.hi, 6, +1))}`);
       if (s?.log_product) nums41.push(`log Q_N at ${at}: ${num(s.log_product)}`);
-      if (!s) this.set('s41', { verdict: 'n/a', tone: 'neutral', does: r.error || 'not available', nums: nums41, regime, outside: !inside });
+      if (!s || !g) this.set('s41', { verdict: 'n/a', tone: 'neutral', does: r.error || 'not available', nums: nums41, regime, outside: !inside });
       else if (g.kind === 'convergent')
         this.set('s41', {
           verdict: 'bound is bounded',
@@ -192,22 +213,23 @@ export class Cards {
 
     // Eq. 50: the harmonic product ∏(1 + A/l + B/l²), independent of σ.
     {
-      const r = evalFor({ family: 'harmonic', ...ab, variance: { kind: 'power', c: 1, q: 1 } }, n);
+      const params = { family: 'harmonic', ...ab, variance: { kind: 'power', c: 1, q: 1 } };
+      const r = evalFor(params, n);
       const h = r.ok ? r.value : null;
       const nums = [];
       if (h?.log_product) nums.push(`log H_N at ${at}: ${num(h.log_product)}`);
       if (h?.divergent) nums.push(`log H_N = ${termsText(h.divergent.terms)} + C + o(1)`);
       const regime = 'H_N does not depend on σ: evaluated with the current A, B and N.';
-      const g = growthOf(h);
-      if (!h) this.set('eq50', { verdict: 'n/a', tone: 'neutral', does: r.error || 'not available', nums, regime });
+      const g = h ? growthOf(params, ab.a) : null;
+      if (!h || !g) this.set('eq50', { verdict: 'n/a', tone: 'neutral', does: r.error || 'not available', nums, regime });
       else if (g.kind === 'stretched') this.set('eq50', { verdict: 'not Θ(L)', tone: 'differs', does: '∏(1 + A/l + B/l²) grows faster than any power of N.', nums, regime });
       else if (g.kind === 'power')
         this.set('eq50', {
-          verdict: g.linear ? 'Θ(L) only as A = 1' : `Θ(N^${plain(g.exponent, 4)}), not Θ(L)`,
+          verdict: g.linear ? 'Θ(L) only as A = 1' : `Θ(N^${num(g.exponent)}), not Θ(L)`,
           tone: g.linear ? 'caveat' : 'differs',
           does: g.linear
             ? '∏(1 + A/l + B/l²) = Θ(N^A) is linear only because A = 1, a condition the derivation does not state; and Eq. 9 needs A/√l, not A/l.'
-            : `∏(1 + A/l + B/l²) = Θ(N^A) with A = ${plain(g.exponent, 6)}: a different power of depth.`,
+            : `∏(1 + A/l + B/l²) = Θ(N^A) with A = ${num(g.exponent)}: a different power of depth.`,
           nums,
           regime,
         });
@@ -216,11 +238,9 @@ export class Cards {
   }
 }
 
-/** The ε of the scaled family's view: its own LNS model, the page's LNS toggle, or null. */
-function scaledEps(state, good) {
-  const own = state.own?.scaled;
-  if (own) return own.lns ? good.own?.scaled?.eps ?? null : null;
-  return state.variance === 'power' && state.lns ? good.eps : null;
+/** The core's words for a missing quantity of an evaluation, or ''. */
+function unresolvedReason(ev, quantity) {
+  return (ev?.unresolved || []).find((u) => u.quantity === quantity)?.reason || '';
 }
 
 /** "c·" for c ≠ 1. */
@@ -230,6 +250,7 @@ function cText(c) {
 
 /** "σ_l² = c·l^q", "σ_l² = c·e^(λ l)", "a measured list". */
 function viewText(v) {
+  if (v.kind === 'power' && v.eps !== null && v.eps !== undefined) return `σ_l² = ${cText(v.c)}l^(2−${plain(v.eps)})`;
   if (v.kind === 'power') return `σ_l² = ${cText(v.c)}${v.q === 1 ? 'l' : `l^${plain(v.q)}`}`;
   if (v.kind === 'exponential') return `σ_l² = ${cText(v.c)}e^(${plain(v.lambda)} l)`;
   return 'a measured list σ_l²';

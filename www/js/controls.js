@@ -145,7 +145,8 @@ export class Controls {
       this.state.lns = this.lns.checked;
       if (this.state.lns) {
         const q = strictNum(this.state.text.q);
-        if (!Number.isNaN(q)) this.state.text.eps = paramToken(lnsEpsilon(q));
+        const eps = Number.isNaN(q) ? NaN : lnsEpsilon(this.state.text.q.trim());
+        if (!Number.isNaN(eps)) this.state.text.eps = paramToken(eps);
       }
       this.render();
       this.onChange({ kind: 'commit', field: 'q' });
@@ -181,9 +182,9 @@ export class Controls {
 
   /** q follows ε in the LNS regime, and the "here q = …" hint follows every keystroke. */
   syncQFromEps() {
-    const q = lnsExponent(strictNum(this.state.text.eps));
+    const q = lnsExponent(this.state.text.eps.trim());
     if (!Number.isNaN(q)) this.state.text.q = paramToken(q);
-    this.qFromEps.textContent = Number.isNaN(q) ? '— (ε is not a number yet)' : paramToken(q);
+    this.qFromEps.textContent = Number.isNaN(q) ? '— (no valid ε yet)' : paramToken(q);
   }
 
   /** One row per family: "own σ_l²" checkbox, then c and q (or ε) of that family's own power law. */
@@ -252,10 +253,10 @@ export class Controls {
         if (!m) return;
         m.lns = lns.checked;
         if (m.lns) {
-          const e = lnsEpsilon(strictNum(m.q));
+          const e = lnsEpsilon(m.q.trim());
           if (!Number.isNaN(e)) m.eps = paramToken(e);
         } else {
-          const q = lnsExponent(strictNum(m.eps));
+          const q = lnsExponent(m.eps.trim());
           if (!Number.isNaN(q)) m.q = paramToken(q);
         }
         this.render();

@@ -28,6 +28,10 @@ let pendingCommit = false;
 let everDrawn = false;
 const stats = { updates: 0, last: 0, times: [] };
 window.depthprodStats = stats;
+// For tests and outside checks: the ranges each plot last drew (read live: a plot redraws on resize too).
+Object.defineProperty(stats, 'axes', {
+  get: () => Object.fromEntries(Object.entries(plots).map(([k, p]) => [k, { yMin: p.yMin, yMax: p.yMax, xMin: p.xMin, xMax: p.xMax, xLog: p.xLog, message: p.message, drawn: p.cssW > 0 }])),
+});
 
 const plots = {
   main: new Plot(document.querySelector('[data-plot="main"]'), {
@@ -283,8 +287,6 @@ function draw(res) {
   share?.set(state, good, res);
   access.set(state, good, res);
   T.push(performance.now());
-  // For tests and outside checks: the y range each plot drew and its message.
-  stats.axes = Object.fromEntries(Object.entries(plots).map(([k, p]) => [k, { yMin: p.yMin, yMax: p.yMax, xMin: p.xMin, xMax: p.xMax, xLog: p.xLog, message: p.message }]));
   stats.drawPhases = T.slice(1).map((t, i) => +(t - T[i]).toFixed(2));
 }
 

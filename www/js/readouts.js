@@ -4,7 +4,7 @@
 import { rich } from './rich.js';
 import { certifiedText, enclosureText, directed, plain, termsText, depthLabel, finite } from './format.js';
 import { FAMILY_STYLE } from './series.js';
-import { FAMILIES, varianceFor } from './state.js';
+import { FAMILIES, modelFor } from './state.js';
 
 // No live region per value (it would speak on every frame of a drag): access.js announces the key
 // numbers once they settle.
@@ -123,8 +123,12 @@ export function readoutItems(state, good, res) {
       items.push({ id, label: `log ${st.sym}_N, ${st.name}, ${at}`, ...parts, meaning: meaningFor(f, ev), more: allTerms(ev.divergent?.terms, st.sym), color: st.color });
     } else if (ev.divergent) {
       items.push({ id, label: `log ${st.sym}_N, ${st.name}, ${at}`, num: 'Infinity', enc: '', meaning: `diverges: log ${st.sym}_N = ${termsText(ev.divergent.terms)} + C + o(1)`, more: allTerms(ev.divergent.terms, st.sym), color: st.color });
+    } else {
+      // The core could not certify this number: say so where it would be, in its words.
+      const why = reasonFor(ev, 'log_product') || reasonFor(ev, 'limit') || (ev.unresolved || [])[0]?.reason;
+      if (why) items.push({ id, label: `log ${st.sym}_N, ${st.name}, ${at}`, num: 'not resolvable', enc: '', meaning: why, color: st.color });
     }
-    if (f === 'scaled' || !ev.limit) continue;
+    if (f === 'scaled' || (!ev.limit && !reasonFor(ev, 'limit'))) continue;
     // Other convergent families also get their limit and tail.
     pushLimitTail(items, f, ev, good);
   }
@@ -134,10 +138,10 @@ export function readoutItems(state, good, res) {
 
   const un = res.evals.unscaled;
   if (un?.divergent && on.includes('unscaled')) {
-    const v = varianceFor(state, good, 'unscaled');
+    const v = modelFor(state, good, 'unscaled');
     // The correction derives C's expansion for σ_l² = l exactly; elsewhere it is this page's generalisation.
     const correctionCase = v.kind === 'power' && v.c === 1 && v.q === 1;
-    const whose = correctionCase ? 'the correction’s expansion, for σ_l² = l' : 'this page’s generalisation of the correction’s expansion, which the correction derives for σ_l² = l only';
+    const whose = correctionCase ? 'the correction’s expansion, for σ_l² = l' : 'this page’s generalisation; the correction derives it for σ_l² = l only';
     const parts = un.divergent.constant ? enclosureParts(un.divergent.constant) : null;
     if (parts) {
       items.push({ id: 'constant-c', label: 'C, the unscaled constant', ...parts, meaning: `log P_N = ${termsText(un.divergent.terms)} + C + o(1): ${whose}`, more: allTerms(un.divergent.terms, 'P'), color: FAMILY_STYLE.unscaled.color });
@@ -147,7 +151,7 @@ export function readoutItems(state, good, res) {
         label: 'C, the unscaled constant',
         num: 'not resolvable',
         enc: '',
-        meaning: `The core cannot certify any digit of C for these parameters in double precision: the partial sums that would have to cancel are too large. The leading terms ${termsText(un.divergent.terms)} are still exact; C is left out rather than guessed (${whose}).`,
+        meaning: `${sentence(reasonFor(un, 'constant') || 'the core cannot certify any digit of C for these parameters')} C is left out rather than guessed (${whose}).`,
         more: allTerms(un.divergent.terms, 'P'),
         color: FAMILY_STYLE.unscaled.color,
       });
@@ -160,16 +164,21 @@ export function readoutItems(state, good, res) {
     if (parts) items.push({ id: 'zeta-bound', label: 'zeta-sum bound on log Q_∞', ...parts, meaning: '(A/√c) ζ(1 + q/2) + (B/c) ζ(2 + q): the correction’s bound, finite for every q > 0', color: '--c-sky' });
   }
   const e65 = scaledOn ? res.closed?.eq65 : null;
-  if (e65 && finite(num(e65.limit))) {
-    const at65 = num(e65.exponent_at_n);
+  const e65Parts = e65 ? enclosureParts(e65.limit) : null;
+  if (e65Parts) {
+    const atN = e65.exponent_at_n && good.n !== 'inf' ? enclosureParts(e65.exponent_at_n) : null;
     items.push({
       id: 'eq65-limit',
       label: 'Eq. 65’s exponent, limit N → ∞',
-      num: plain(num(e65.limit), 12),
-      enc: finite(at65) && good.n !== 'inf' ? `(at N = ${depthLabel(good.n)}: ${plain(at65, 10)})` : '',
-      meaning: `A/(1 − ε/2) + B/(3 − ε) with ε = 2 − q = ${plain(num(e65.eps), 6)}: finite, where the paper writes ω(1). It drops the l = 1 term, so it can sit below log Q_∞.`,
+      ...e65Parts,
+      enc: `${e65Parts.enc}${atN ? ` (at N = ${depthLabel(good.n)}: ${atN.num})` : ''}`,
+      meaning: `A/(1 − ε/2) + B/(3 − ε) with ε = 2 − q = ${enclosureParts(e65.eps)?.num ?? '—'}: finite, where the paper writes ω(1). It drops the l = 1 term, so it can sit below log Q_∞.`,
       color: '--c-orange',
     });
+  }
+  // Closed forms the core could not certify say so, in its words.
+  for (const u of scaledOn ? res.closed?.unresolved || [] : []) {
+    items.push({ id: `unresolved-${u.quantity}`, label: u.quantity.replace(/_/g, ' '), num: 'not resolvable', enc: '', meaning: u.reason, color: '--c-sky' });
   }
   if (res.expBound != null && on.includes('unscaled')) {
     const e = res.expBound;
@@ -188,8 +197,21 @@ export function readoutItems(state, good, res) {
 /** A core number that may arrive as a decimal string. */
 const num = (x) => (typeof x === 'string' ? Number(x) : x);
 
+/** "the constant …" → "The constant ….": a reason from the core as a sentence. */
+function sentence(text) {
+  const t = String(text).trim();
+  return `${t.charAt(0).toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? '' : '.'}`;
+}
+
+/** The core's words for a quantity it could not certify in an evaluation, or ''. */
+function reasonFor(ev, quantity) {
+  return (ev?.unresolved || []).find((u) => u.quantity === quantity)?.reason || '';
+}
+
 function pushLimitTail(items, f, ev, good) {
   const st = FAMILY_STYLE[f];
+  const missing = reasonFor(ev, 'limit');
+  if (!ev.limit && missing) items.push({ id: `limit-${f}`, label: `log ${st.sym}_∞, limit of the ${st.name} product`, num: 'not resolvable', enc: '', meaning: missing, color: st.color });
   if (ev.limit) {
     const parts = enclosureParts(ev.limit);
     if (parts) items.push({ id: `limit-${f}`, label: `log ${st.sym}_∞, limit of the ${st.name} product`, ...parts, meaning: `the ${st.name} product increases to this finite value`, color: st.color });

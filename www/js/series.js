@@ -84,6 +84,23 @@ export function curveBounds(params, ns) {
   return { lo, hi };
 }
 
+/**
+ * The core's growth class of one parameter set (`product.growth()`: convergent, power,
+ * stretched-exponential, exponential or finite-list, with its certified exponent), as { ok, value }.
+ */
+export function growthFor(params) {
+  const entry = productFor(params);
+  if (!entry.prepared) return { ok: false, error: entry.error };
+  if (!entry.growth) {
+    try {
+      entry.growth = { ok: true, value: entry.prepared.growth() };
+    } catch (e) {
+      entry.growth = { ok: false, error: core.messageOf(e) };
+    }
+  }
+  return entry.growth;
+}
+
 /** The core's evaluation of one parameter set at depth n, through the same cache as the plots. */
 export function evalFor(params, n) {
   return cachedEval({ ...params, n });
@@ -138,8 +155,13 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
   // the exponential-variance bound (Eq. 10/49).
   let closed = null;
   const scV = varianceFor(state, good, 'scaled');
+  const ab = { a: good.raw?.a ?? good.a, b: good.raw?.b ?? good.b };
   const closedArgs =
-    scV.kind === 'power' ? { a: good.a, b: good.b, c: scV.c, q: scV.q, n } : scV.kind === 'exponential' ? { a: good.a, b: good.b, c: scV.c, lambda: scV.lambda, n } : null;
+    scV.kind === 'power'
+      ? { ...ab, c: scV.c, ...(scV.eps !== undefined ? { eps: scV.eps } : { q: scV.q }), n }
+      : scV.kind === 'exponential'
+        ? { ...ab, c: scV.c, lambda: scV.lambda, n }
+        : null;
   if (closedArgs) {
     const r = core.closedForms(closedArgs);
     if (r.ok) closed = r.value;
@@ -149,7 +171,7 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
   const unV = varianceFor(state, good, 'unscaled');
   let expBound = null;
   if (unV.kind === 'exponential') {
-    const r = core.closedForms({ a: good.a, b: good.b, c: unV.c, lambda: unV.lambda, n });
+    const r = core.closedForms({ ...ab, c: unV.c, lambda: unV.lambda, n });
     if (r.ok) expBound = r.value.exponential_bound ?? null;
     else problems.push(`closed forms: ${r.error}`);
   }
@@ -185,7 +207,8 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
       const e = cachedCurve(paramsFor('scaled', state, good), 'eq65-exponent', ns, gridKey);
       if (e.ok) main.push({ key: 'eq65', label: 'Eq. 65’s exponent A(N^(ε/2−1) − 1)/(ε/2 − 1) + B(N^(ε−3) − 1)/(ε − 3)', short: 'Eq. 65 exponent', color: '--c-orange', width: 1.6, xs: ns, ys: e.value, ref: true });
       else problems.push(`Eq. 65 exponent: ${e.error}`);
-      if (Number.isFinite(closed.eq65.limit)) main.push({ key: 'eq65-limit', label: 'its limit A/(1 − ε/2) + B/(3 − ε)', short: 'Eq. 65 limit', color: '--c-orange', dash: [7, 4], width: 1.4, hline: closed.eq65.limit, ref: true });
+      const lim = closed.eq65.limit;
+      if (lim && Number.isFinite(lim.value)) main.push({ key: 'eq65-limit', label: 'its limit A/(1 − ε/2) + B/(3 − ε)', short: 'Eq. 65 limit', color: '--c-orange', dash: [7, 4], width: 1.4, hline: lim.value, band: [lim.lo, lim.hi], ref: true });
     }
   }
 
