@@ -44,6 +44,10 @@ const STATES = [
   ['exponential variance', '#variance=exp&lambda=0.2'],
   ['errors shown', '#variance=list&list=1,2,x&zz=1'],
   ['N = inf', '#n=inf'],
+  ['Pre-LN vs LNS, own power law, zoomed linear axis', '#families=unscaled,scaled&scaled.c=1&scaled.eps=0.5&zoom=10,500&linx=1'],
+  ['measured list with its plot', '#variance=list&list=1,2,3,4,5,6,7,8&n=8'],
+  ['stale numbers', '#eps=2'],
+  ['the hard corner', '#a=100&b=100&c=0.001&q=0.05'],
 ];
 
 for (const scheme of ['light', 'dark']) {

@@ -15,7 +15,7 @@ test('exports exactly the documented API', () => {
   // default/initSync are wasm-bindgen's loaders; start (the panic hook, run by init) is exported
   // by wasm-bindgen whatever its visibility, and is harmless to call again.
   const names = Object.keys(api).filter((k) => !['default', 'initSync', 'start'].includes(k)).sort();
-  assert.deepEqual(names, ['Product', 'closedForms', 'curve', 'depthGrid', 'evaluate', 'parseList', 'rotation', 'version'].sort());
+  assert.deepEqual(names, ['Product', 'closedForms', 'curve', 'depthGrid', 'evaluate', 'fitPowerLaw', 'parseList', 'rotation', 'version'].sort());
   assert.match(api.version(), /^\d+\.\d+\.\d+/);
 });
 
@@ -124,4 +124,16 @@ test('closed forms and the rotation example', () => {
   const rot = api.rotation(1, 1, 1000);
   assert.equal(rot.matrix.length, 4);
   assert.ok(Math.abs(rot.norm - 1) < 1e-12, JSON.stringify(rot));
+});
+
+test('fitPowerLaw: the least-squares power law of a list, with its fitted values; bad lists refused by name', () => {
+  const values = Float64Array.from({ length: 24 }, (_, i) => 2 * (i + 1) ** 1.5);
+  const fit = api.fitPowerLaw(values);
+  assert.ok(Math.abs(fit.q - 1.5) < 1e-12 && Math.abs(fit.c - 2) < 1e-12, JSON.stringify(fit));
+  assert.equal(fit.count, 24);
+  assert.ok(fit.rms_log_residual < 1e-12);
+  assert.equal(fit.fitted.length, 24);
+  fit.fitted.forEach((y, i) => assert.ok(Math.abs(y - values[i]) <= 1e-12 * values[i], `fitted ${y} vs ${values[i]}`));
+  assert.throws(() => api.fitPowerLaw(new Float64Array([3])), /at least 2 values/);
+  assert.throws(() => api.fitPowerLaw(new Float64Array([1, -1])), /value 2/);
 });

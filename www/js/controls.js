@@ -1,7 +1,7 @@
 // Controls: sliders paired with text inputs, family toggles, variance model, presets. Slider
 // positions map to parameter values (pixel mapping, not mathematics); the text boxes are the truth.
 
-import { FAMILIES, EXAMPLE_LIST, strictNum, depthValue } from './state.js';
+import { FAMILIES, EXAMPLE_LIST, strictNum, depthValue, lnsExponent, lnsEpsilon, ownModel } from './state.js';
 import { paramToken, depthToken } from './format.js';
 
 const FRAGMENT_MESSAGES_MAX = 6;
@@ -44,6 +44,36 @@ export function bigSteps(slider, steps = 10) {
   });
 }
 
+/**
+ * On narrow screens the plot sits above the controls, out of view while a slider moves. While focus is
+ * inside the controls, body.mini-plot pins a compact plot at the top (style.css), and the focused
+ * control is scrolled to just below it.
+ */
+function miniPlotWhileFocused(controls) {
+  if (!controls || typeof matchMedia !== 'function') return;
+  const narrow = matchMedia('(max-width: 899px)');
+  controls.addEventListener('focusin', (ev) => {
+    if (!narrow.matches || document.documentElement.classList.contains('embed')) return;
+    const was = document.body.classList.contains('mini-plot');
+    document.body.classList.add('mini-plot');
+    if (!was) requestAnimationFrame(() => (ev.target.closest('.field') ?? ev.target).scrollIntoView?.({ block: 'nearest' }));
+  });
+  controls.addEventListener('focusout', (ev) => {
+    if (!controls.contains(ev.relatedTarget)) document.body.classList.remove('mini-plot');
+  });
+}
+
+function sub(t) {
+  const e = document.createElement('sub');
+  e.textContent = t;
+  return e;
+}
+function sup(t) {
+  const e = document.createElement('sup');
+  e.textContent = t;
+  return e;
+}
+
 export class Controls {
   /**
    * @param {(change: {kind: 'input'|'commit', field?: string}) => void} onChange
@@ -65,9 +95,11 @@ export class Controls {
     this.model = document.getElementById('variance-model');
     this.lns = document.getElementById('toggle-lns');
     this.logy = document.getElementById('toggle-logy');
+    this.linx = document.getElementById('toggle-linx');
     this.inf = document.getElementById('button-inf');
     this.qFromEps = document.getElementById('q-from-eps');
     this.listInfo = document.getElementById('list-info');
+    this.buildOwnRows(document.getElementById('own-models'));
 
     for (const f of Object.keys(MAPS)) {
       const sl = this.slider[f];
@@ -97,6 +129,7 @@ export class Controls {
     this.families.forEach((box) =>
       box.addEventListener('change', () => {
         this.state.families = FAMILIES.filter((f, i) => this.families[i].checked);
+        this.renderOwn(this.state);
         this.onChange({ kind: 'commit', field: 'families' });
       }),
     );
@@ -112,7 +145,8 @@ export class Controls {
       this.state.lns = this.lns.checked;
       if (this.state.lns) {
         const q = strictNum(this.state.text.q);
-        if (!Number.isNaN(q)) this.state.text.eps = paramToken(2 - q);
+        const eps = Number.isNaN(q) ? NaN : lnsEpsilon(this.state.text.q.trim());
+        if (!Number.isNaN(eps)) this.state.text.eps = paramToken(eps);
       }
       this.render();
       this.onChange({ kind: 'commit', field: 'q' });
@@ -120,6 +154,10 @@ export class Controls {
     this.logy.addEventListener('change', () => {
       this.state.logy = this.logy.checked;
       this.onChange({ kind: 'commit', field: 'logy' });
+    });
+    this.linx?.addEventListener('change', () => {
+      this.state.linx = this.linx.checked;
+      this.onChange({ kind: 'commit', field: 'linx' });
     });
     this.inf.addEventListener('click', () => {
       this.state.text.n = depthValue(this.state.text.n) === 'inf' ? '1e6' : 'inf';
@@ -130,6 +168,7 @@ export class Controls {
       b.addEventListener('click', () => onPreset(b.dataset.preset));
     }
     for (const sl of document.querySelectorAll('input[type="range"]')) bigSteps(sl);
+    miniPlotWhileFocused(document.getElementById('controls'));
     // The skip link moves focus to the controls without touching the URL fragment (which holds the state).
     const skip = document.querySelector('a.skip[href^="#"]');
     skip?.addEventListener('click', (ev) => {
@@ -141,10 +180,107 @@ export class Controls {
     });
   }
 
-  /** q follows ε in the LNS regime (q = 2 − ε is a change of variable, not a computation). */
+  /** q follows ε in the LNS regime, and the "here q = …" hint follows every keystroke. */
   syncQFromEps() {
-    const eps = strictNum(this.state.text.eps);
-    if (!Number.isNaN(eps)) this.state.text.q = paramToken(2 - eps);
+    const q = lnsExponent(this.state.text.eps.trim());
+    if (!Number.isNaN(q)) this.state.text.q = paramToken(q);
+    this.qFromEps.textContent = Number.isNaN(q) ? '— (no valid ε yet)' : paramToken(q);
+  }
+
+  /** One row per family: "own σ_l²" checkbox, then c and q (or ε) of that family's own power law. */
+  buildOwnRows(container) {
+    this.own = {};
+    if (!container) return;
+    for (const f of FAMILIES) {
+      const row = document.createElement('div');
+      row.className = 'own-row';
+      row.dataset.own = f;
+      const toggleLabel = document.createElement('label');
+      toggleLabel.className = 'inline-check';
+      const toggle = document.createElement('input');
+      toggle.type = 'checkbox';
+      toggle.dataset.testid = `own-${f}`;
+      toggleLabel.append(toggle, ` ${f}: its own σ`, sub('l'), sup('2'), ' = c · l', sup('q'));
+      const fields = document.createElement('div');
+      fields.className = 'own-fields';
+      const mk = (field, label) => {
+        const lab = document.createElement('label');
+        lab.className = 'own-field';
+        const input = document.createElement('input');
+        input.type = 'text';
+        input.inputMode = 'decimal';
+        input.autocomplete = 'off';
+        input.spellcheck = false;
+        input.dataset.testid = `own-${f}-${field}`;
+        input.id = `own-${f}-${field}`;
+        input.setAttribute('aria-describedby', `error-own-${f}`);
+        lab.append(`${label} `, input);
+        input.addEventListener('input', () => {
+          const m = this.state.own[f];
+          if (!m) return;
+          m[field === 'exp' ? (m.lns ? 'eps' : 'q') : field] = input.value;
+          this.onChange({ kind: 'input', field: `own-${f}` });
+        });
+        input.addEventListener('change', () => this.onChange({ kind: 'commit', field: `own-${f}` }));
+        return [lab, input];
+      };
+      const [cLabel, cInput] = mk('c', 'c');
+      const lnsLabel = document.createElement('label');
+      lnsLabel.className = 'inline-check';
+      const lns = document.createElement('input');
+      lns.type = 'checkbox';
+      lns.dataset.testid = `own-${f}-lns`;
+      lnsLabel.append(lns, ' LNS: q = 2 − ε');
+      const [expLabel, expInput] = mk('exp', 'q');
+      fields.append(cLabel, expLabel, lnsLabel);
+      const err = document.createElement('p');
+      err.className = 'error';
+      err.id = `error-own-${f}`;
+      err.dataset.testid = `error-own-${f}`;
+      err.setAttribute('role', 'alert');
+      row.append(toggleLabel, fields, err);
+      container.append(row);
+      toggle.addEventListener('change', () => {
+        if (toggle.checked) {
+          const t = this.state.text;
+          this.state.own[f] = this.state.variance === 'power' ? ownModel({ c: t.c, q: t.q, eps: t.eps, lns: this.state.lns }) : ownModel();
+        } else delete this.state.own[f];
+        this.render();
+        this.onChange({ kind: 'commit', field: `own-${f}` });
+      });
+      lns.addEventListener('change', () => {
+        const m = this.state.own[f];
+        if (!m) return;
+        m.lns = lns.checked;
+        if (m.lns) {
+          const e = lnsEpsilon(m.q.trim());
+          if (!Number.isNaN(e)) m.eps = paramToken(e);
+        } else {
+          const q = lnsExponent(m.eps.trim());
+          if (!Number.isNaN(q)) m.q = paramToken(q);
+        }
+        this.render();
+        this.onChange({ kind: 'commit', field: `own-${f}` });
+      });
+      this.own[f] = { row, toggle, fields, cInput, expInput, expLabel, lns, err };
+    }
+  }
+
+  renderOwn(state) {
+    for (const f of FAMILIES) {
+      const o = this.own[f];
+      if (!o) continue;
+      const m = state.own?.[f];
+      o.row.hidden = !state.families.includes(f) && !m;
+      o.toggle.checked = !!m;
+      o.fields.hidden = !m;
+      if (!m) continue;
+      if (o.cInput.value !== m.c) o.cInput.value = m.c;
+      const exp = m.lns ? m.eps : m.q;
+      if (o.expInput.value !== exp) o.expInput.value = exp;
+      o.lns.checked = m.lns;
+      o.expLabel.firstChild.textContent = m.lns ? 'ε ' : 'q ';
+    }
   }
 
   placeSlider(f) {
@@ -168,6 +304,7 @@ export class Controls {
     this.model.value = state.variance;
     this.lns.checked = state.lns;
     this.logy.checked = state.logy;
+    if (this.linx) this.linx.checked = !!state.linx;
     const isInf = depthValue(state.text.n) === 'inf';
     this.inf.setAttribute('aria-pressed', String(isInf));
     for (const el of document.querySelectorAll('[data-models]')) {
@@ -177,6 +314,7 @@ export class Controls {
       el.hidden = (el.dataset.when === 'lns') !== state.lns;
     }
     this.qFromEps.textContent = state.text.q;
+    this.renderOwn(state);
   }
 
   /** Shows each field's message next to it (textContent only) and marks the input invalid. */
@@ -190,6 +328,12 @@ export class Controls {
         if (msg) input.setAttribute('aria-invalid', 'true');
         else input.removeAttribute('aria-invalid');
       }
+    }
+    for (const f of FAMILIES) {
+      const o = this.own?.[f];
+      if (!o) continue;
+      const msg = [errors[`${f}.c`], errors[`${f}.q`], errors[`${f}.eps`]].filter(Boolean).map((m) => `${f}: ${m}`).join('; ');
+      if (o.err.textContent !== msg) o.err.textContent = msg;
     }
     // A hostile link can carry thousands of bad settings: name a few, count the rest.
     const unique = [...new Set(fragmentMessages)];

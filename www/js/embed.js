@@ -91,7 +91,7 @@ export function initEmbed() {
     title.className = 'embed-title';
     const name = document.createElement('b');
     name.textContent = 'depthprod';
-    title.append(name, ' · certified log P', sub('N'), ' against depth N');
+    title.append(name, ' · certified log P', sub('N'), ', log Q', sub('N'), ' against depth N');
     openLink = document.createElement('a');
     openLink.className = 'embed-open';
     openLink.target = '_blank';

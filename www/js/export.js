@@ -135,7 +135,8 @@ export function figureSvg(plot, caption, opts = {}) {
 
 /**
  * The plotted series as CSV: `# comment` lines, then a header naming every column, then one row per
- * grid depth. Curves share the grid (column "N"); a reference line is a constant column, and its
+ * grid depth. Curves share the grid (column "N"); a product's curve is followed by the lower and upper
+ * ends of its certified enclosure at each depth; a reference line is a constant column, and its
  * enclosure band two more columns. Values are the series' doubles, shortest round-trip form.
  */
 export function seriesCsv(series, comments = []) {
@@ -147,6 +148,12 @@ export function seriesCsv(series, comments = []) {
     if (s.xs && s.ys) {
       const same = s.xs === xs || (s.xs.length === xs.length && s.xs.every((x, i) => x === xs[i]));
       cols.push({ name: s.label, at: (i) => (same ? s.ys[i] : NaN) });
+      // A product's certified enclosure at each depth, when the series can give it (core calls on export).
+      const b = same && typeof s.bounds === 'function' ? s.bounds() : null;
+      if (b) {
+        cols.push({ name: `${s.label}: enclosure lower end`, at: (i) => b.lo[i] });
+        cols.push({ name: `${s.label}: enclosure upper end`, at: (i) => b.hi[i] });
+      }
     } else if (s.hline !== undefined) {
       cols.push({ name: s.label, at: () => s.hline });
       if (s.band) {

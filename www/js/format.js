@@ -101,9 +101,13 @@ export function paramToken(x) {
   return String(Number(x.toPrecision(6)));
 }
 
-/** Terms of a divergence as text, e.g. "2·N^0.5 + 0.5·log N". */
-export function termsText(terms) {
+/**
+ * Terms of a divergence as text, e.g. "2·N^0.5 + 0.5·log N": the `max` leading terms (3 unless told;
+ * Infinity for all), then "+ k more terms" for the rest, so a 40-term expansion never becomes a paragraph.
+ */
+export function termsText(terms, { max = 3 } = {}) {
   if (!Array.isArray(terms) || terms.length === 0) return '';
+  if (terms.length > max) return `${termsText(terms.slice(0, max), { max })} + ${terms.length - max} more term${terms.length - max === 1 ? '' : 's'}`;
   const parts = [];
   for (const t of terms) {
     if (!t || !finite(t.coefficient)) continue;

@@ -10,8 +10,9 @@ import { compute } from './series.js';
 import { Readouts, readoutItems } from './readouts.js';
 import { Cards } from './cards.js';
 import { RotationPanel } from './rotation.js';
-import { PRESETS } from './presets.js';
-import { depthLabel } from './format.js';
+import { PRESETS, MODEL_DEPTHS } from './presets.js';
+import { depthLabel, paramToken } from './format.js';
+import { ListPanel } from './listplot.js';
 import { Share } from './share.js';
 import { Access } from './access.js';
 import { embedded, initEmbed, stripEmbed, syncEmbed } from './embed.js';
@@ -27,13 +28,38 @@ let pendingCommit = false;
 let everDrawn = false;
 const stats = { updates: 0, last: 0, times: [] };
 window.depthprodStats = stats;
+// For tests and outside checks: the ranges each plot last drew (read live: a plot redraws on resize too).
+Object.defineProperty(stats, 'axes', {
+  get: () => Object.fromEntries(Object.entries(plots).map(([k, p]) => [k, { yMin: p.yMin, yMax: p.yMax, xMin: p.xMin, xMax: p.xMax, xLog: p.xLog, message: p.message, drawn: p.cssW > 0 }])),
+});
 
 const plots = {
-  main: new Plot(document.querySelector('[data-plot="main"]'), { yLabel: 'log of the product', legend: document.getElementById('legend-main') }),
+  main: new Plot(document.querySelector('[data-plot="main"]'), {
+    yLabel: 'log of the product',
+    legend: document.getElementById('legend-main'),
+    compactLegend: embedded,
+    marks: MODEL_DEPTHS.map((m) => ({ x: m.n, label: m.name })),
+    // A drag picks a depth range (whole depths; the URL keeps it).
+    onZoom: (from, to) => {
+      state.zoom = [Math.max(1, Math.round(from)), Math.max(2, Math.round(to))];
+      fragmentMessages = [];
+      schedule(true);
+    },
+  }),
   remainder: new Plot(document.querySelector('[data-plot="remainder"]'), { yLabel: 'remainder', legend: document.getElementById('legend-remainder') }),
   tail: new Plot(document.querySelector('[data-plot="tail"]'), { yLabel: 'tail bound', yLog: true, snapDecades: true, legend: document.getElementById('legend-tail') }),
 };
 const readouts = new Readouts(document.getElementById('readouts'));
+// "Use the fitted power law": one click from a measured list to the power law c · l^q the core fitted.
+const listPanel = new ListPanel(({ c, q }) => {
+  state.variance = 'power';
+  state.lns = false;
+  state.text.c = paramToken(c);
+  state.text.q = paramToken(q);
+  controls.render(state);
+  fragmentMessages = [];
+  schedule(true);
+});
 const cards = new Cards(document.getElementById('cards'));
 const rotation = new RotationPanel(document.querySelector('.rotation-panel'));
 // Share / export toolbar (absent in pages without it) and the settled announcements + plot tables.
@@ -85,8 +111,8 @@ function schedule(commit, write = true) {
 
 function onChange({ kind, field }) {
   if (kind === 'commit') fragmentMessages = [];
-  if (field === 'variance' && state.variance === 'list') {
-    // A measured list bounds N: start at its full depth rather than at an error.
+  if ((field === 'variance' || field === 'list') && state.variance === 'list') {
+    // N follows the list: a new or edited list shows its full depth (the reader can then lower N).
     const r = core.parseList(state.text.list);
     if (r.ok) {
       state.text.n = String(r.value.length);
@@ -157,7 +183,8 @@ function update(commit, write) {
     errors = v.errors;
     controls.showErrors(errors, fragmentMessages);
     if (state.variance === 'list') {
-      controls.setListInfo(good.list ? `${good.list.length} layers: N can be 1 … ${good.list.length}` : '');
+      listPanel.set(good.list);
+      controls.setListInfo(good.list ? `${good.list.length} values: N follows the list (N = ${good.list.length}; any N from 1 to ${good.list.length} can be typed). In the correction’s convention N = L − 1, so a model with L layers gives L − 1 values.` : '');
     }
     if (v.coreDown) {
       setStatus(`The core cannot evaluate yet: ${v.coreDown}`, true);
@@ -196,24 +223,77 @@ function update(commit, write) {
   }
 }
 
+/**
+ * Whether a field the current view uses holds a value the core refused: then every number shown is
+ * the last good one and is marked as not updated.
+ */
+function staleInputs() {
+  const used = ['a', 'b', 'n'];
+  if (state.variance !== 'list') used.push('c');
+  if (state.variance === 'power') used.push(state.lns ? 'eps' : 'q');
+  if (state.variance === 'exp') used.push('lambda');
+  if (state.variance === 'list') used.push('list');
+  for (const f of Object.keys(state.own || {})) used.push(`${f}.c`, `${f}.q`, `${f}.eps`);
+  return used.some((k) => errors[k]);
+}
+
+/** The main plot's depth range: the dragged zoom inside [1, xMax], or all of it; and whether it is linear. */
+function depthView(xMax) {
+  let [from, to] = state.zoom || [1, xMax];
+  from = Math.max(1, from);
+  to = Math.min(xMax, to);
+  const zoomed = !!state.zoom && to > from;
+  if (!zoomed) [from, to] = [1, xMax];
+  return { from, to, zoomed, linear: !!state.linx && to <= 1000 };
+}
+
+function showDepthView(view) {
+  const range = document.getElementById('zoom-range');
+  const reset = document.getElementById('zoom-reset');
+  const linNote = state.linx && !view.linear ? ' The linear N axis is offered for depths up to 1000: zoom in to use it.' : '';
+  const text = view.zoomed ? `Depths ${depthLabel(view.from)} … ${depthLabel(view.to)} (zoomed).${linNote}` : linNote.trim();
+  if (range && range.textContent !== text) range.textContent = text;
+  if (reset) reset.hidden = !view.zoomed;
+  const marks = document.getElementById('model-depths');
+  if (marks) {
+    const list = MODEL_DEPTHS.map((m) => `${m.name} ${m.layers} layers`).join(', ');
+    const t = `Marked on the depth axis (ticks and band): real models, at N = L − 1 for L layers: ${list}.`;
+    if (marks.textContent !== t) marks.textContent = t;
+  }
+}
+
 function draw(res) {
   const xMax = Math.max(res.nMax, 10);
   const empty = state.families.length === 0 ? 'Choose a product to show.' : '';
   const T = [performance.now()];
+  const view = depthView(xMax);
+  showDepthView(view);
   plots.main.yLog = state.logy;
-  plots.main.set({ xMin: 1, xMax, series: res.main, message: empty || (res.main.length ? '' : res.problems.join('; ')) });
+  plots.main.xLog = !view.linear;
+  plots.main.set({ xMin: view.from, xMax: view.to, series: res.main, message: empty || (res.main.length ? '' : res.problems.join('; ')) });
   T.push(performance.now());
-  readouts.render(readoutItems(state, good, res));
+  const stale = staleInputs();
+  readouts.render(readoutItems(state, good, res), { stale });
   T.push(performance.now());
   // The second row of plots and the cards: one pass with the main plot, so a frame shows one state.
-  plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: res.remainder.length ? '' : 'No divergent product among those shown.' });
+  const notes = res.remainderNotes || [];
+  const remainderMessage = res.remainder.length ? '' : notes.length ? notes.join('. ') : 'No divergent product among those shown.';
+  plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: remainderMessage });
+  const noteEl = document.getElementById('remainder-note');
+  if (noteEl) noteEl.textContent = res.remainder.length && notes.length ? `(${notes.join('; ')})` : '';
   plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' });
   cards.update(state, good, res);
+  cards.setStale(stale);
   share?.set(state, good, res);
   access.set(state, good, res);
   T.push(performance.now());
   stats.drawPhases = T.slice(1).map((t, i) => +(t - T[i]).toFixed(2));
 }
+
+document.getElementById('zoom-reset')?.addEventListener('click', () => {
+  state.zoom = null;
+  schedule(true);
+});
 
 // ───────────── start ─────────────
 initEmbed();

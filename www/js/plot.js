@@ -13,7 +13,7 @@ const theme = { ready: false };
 export function refreshTheme() {
   const cs = getComputedStyle(document.documentElement);
   const get = (name) => cs.getPropertyValue(name).trim();
-  for (const key of ['bg', 'panel', 'ink', 'ink-2', 'ink-3', 'rule', 'grid', 'axis', 'plot-bg', 'font', 'mono']) theme[key] = get(`--${key}`);
+  for (const key of ['bg', 'panel', 'ink', 'ink-2', 'ink-3', 'rule', 'grid', 'axis', 'plot-bg', 'font', 'mono', 'accent']) theme[key] = get(`--${key}`);
   theme.ready = true;
   colourCache.clear();
 }
@@ -51,6 +51,11 @@ export class Plot {
     this.xLabel = opts.xLabel ?? 'depth N';
     this.yLabel = opts.yLabel ?? '';
     this.legendEl = opts.legend ?? null;
+    this.compactLegend = opts.compactLegend ?? false;
+    this.marks = opts.marks ?? [];
+    // Drag (mouse) across the plot to pick a depth range: onZoom(x0, x1) with x0 < x1.
+    this.onZoom = opts.onZoom ?? null;
+    this.drag = null;
     this.hoverTitle = opts.hoverTitle ?? ((x) => `N = ${depthLabel(x)}`);
     this.series = [];
     this.xMin = 1;
@@ -134,7 +139,11 @@ export class Plot {
       if (y < lo) lo = y;
       if (y > hi) hi = y;
     };
+    // Reference lines (limits, bounds, asymptotes, the paper's claims) never set the range while
+    // there is a product to show: a reference far from the curves must not squash them.
+    const anyData = this.series.some((s) => !s.ref);
     for (const s of this.series) {
+      if (s.ref && anyData) continue;
       if (s.hline !== undefined) {
         take(s.hline);
         continue;
@@ -239,6 +248,7 @@ export class Plot {
     // Axes frame
     ctx.strokeStyle = theme.axis;
     ctx.strokeRect(l + 0.5, t + 0.5, w - 1, h - 1);
+    this.drawMarks(ctx, l, t, w, h);
 
     // Axis titles
     ctx.fillStyle = theme['ink-2'];
@@ -292,6 +302,24 @@ export class Plot {
     this.drawOverlay();
   }
 
+  /** Depth marks (real models) on the x axis: a faint band over their span and a tick at each. */
+  drawMarks(ctx, l, t, w, h) {
+    const inRange = (this.marks || []).filter((m) => m.x >= this.xMin && m.x <= this.xMax);
+    if (!inRange.length) return;
+    const xs = inRange.map((m) => this.px(m.x));
+    const a = Math.min(...xs);
+    const b = Math.max(...xs);
+    ctx.fillStyle = theme.accent || theme['ink-3'];
+    ctx.globalAlpha = 0.08;
+    ctx.fillRect(a - 2, t + 1, b - a + 4, h - 2);
+    ctx.globalAlpha = 0.9;
+    ctx.strokeStyle = theme.accent || theme['ink-3'];
+    ctx.lineWidth = 1.5;
+    for (const x of xs) line(ctx, Math.round(x) + 0.5, t + h - 9, Math.round(x) + 0.5, t + h - 1);
+    ctx.globalAlpha = 1;
+    ctx.lineWidth = 1;
+  }
+
   drawSeries(ctx, s) {
     ctx.strokeStyle = colour(s.color);
     ctx.lineWidth = s.width ?? 2;
@@ -308,7 +336,7 @@ export class Plot {
       const { xs, ys } = s;
       let pen = false;
       const n = Math.min(xs.length, ys.length);
-      for (let i = 0; i < n; i++) {
+      for (let i = describedFrom(s, n); i < n; i++) {
         const x = xs[i];
         const y = ys[i];
         if (!Number.isFinite(y) || (this.yLog && y <= 0) || x < 1) {
@@ -339,7 +367,7 @@ export class Plot {
     const key = this.series.map((s) => `${s.key}|${s.color}|${(s.dash || []).join(',')}|${!!s.band}`).join(';');
     if (key === this.legendKey) {
       // Same entries: refresh the labels in place (rich() skips unchanged text).
-      this.legendLabels.forEach((span, i) => rich(span, this.series[i].label));
+      this.legendLabels.forEach((span, i) => rich(span, this.legendText(this.series[i])));
       this.rowLabels.forEach((k, i) => rich(k, this.series[i].short || this.series[i].label));
       return;
     }
@@ -376,7 +404,8 @@ export class Plot {
       if (s.dash && s.dash.length) ln.setAttribute('stroke-dasharray', s.dash.join(' '));
       svg.append(ln);
       const span = document.createElement('span');
-      rich(span, s.label);
+      rich(span, this.legendText(s));
+      if (this.compactLegend && s.short) li.title = s.label.replace(/[_^]/g, '');
       this.legendLabels.push(span);
       li.append(svg, span);
       ul.append(li);
@@ -398,6 +427,11 @@ export class Plot {
     } finally {
       Object.assign(this, keep);
     }
+  }
+
+  /** A series' legend text: its label, or its short name in a compact legend (embed mode). */
+  legendText(s) {
+    return this.compactLegend && s.short ? s.short : s.label;
   }
 
   /** Refreshes legend colours after a theme change. */
@@ -448,9 +482,34 @@ export class Plot {
       this.scheduleOverlay();
     };
     c.addEventListener('pointermove', (ev) => {
+      if (this.drag) {
+        this.drag.x1 = at(ev);
+        this.scheduleOverlay();
+      }
       if (ev.pointerType === 'touch' && !this.hoverSticky) return;
       show(at(ev));
     });
+    c.addEventListener('pointerdown', (ev) => {
+      if (!this.onZoom || ev.pointerType !== 'mouse' || ev.button !== 0) return;
+      const px = at(ev);
+      const { l, w } = this.rect;
+      if (px < l || px > l + w) return;
+      this.drag = { x0: px, x1: px };
+      c.setPointerCapture?.(ev.pointerId);
+    });
+    const endDrag = (ev, apply) => {
+      const d = this.drag;
+      if (!d) return;
+      this.drag = null;
+      c.releasePointerCapture?.(ev.pointerId);
+      this.scheduleOverlay();
+      const { l, w } = this.rect;
+      const a = Math.max(l, Math.min(d.x0, d.x1));
+      const b = Math.min(l + w, Math.max(d.x0, d.x1));
+      if (apply && b - a >= 8) this.onZoom(this.xAt(a), this.xAt(b));
+    };
+    c.addEventListener('pointerup', (ev) => endDrag(ev, true));
+    c.addEventListener('pointercancel', (ev) => endDrag(ev, false));
     c.addEventListener('pointerdown', (ev) => {
       if (ev.pointerType === 'touch' || ev.pointerType === 'pen') {
         this.hoverSticky = true;
@@ -502,6 +561,13 @@ export class Plot {
     const { cssW: W, cssH: H, dpr } = this;
     o.setTransform(dpr, 0, 0, dpr, 0, 0);
     o.clearRect(0, 0, W, H);
+    if (this.drag && Math.abs(this.drag.x1 - this.drag.x0) > 1) {
+      const { t, h } = this.rect;
+      o.fillStyle = theme.accent || theme.ink;
+      o.globalAlpha = 0.15;
+      o.fillRect(Math.min(this.drag.x0, this.drag.x1), t, Math.abs(this.drag.x1 - this.drag.x0), h);
+      o.globalAlpha = 1;
+    }
     if (this.hoverX === null || !this.series.length) {
       if (this.hoverBox) this.hoverBox.hidden = true;
       return;
@@ -526,7 +592,7 @@ export class Plot {
       if (s.hline !== undefined) y = s.hline;
       else {
         const i = nearest(s.xs, xs);
-        y = i >= 0 ? s.ys[i] : NaN;
+        y = i >= 0 && i >= describedFrom(s, s.ys.length) ? s.ys[i] : NaN;
         if (i >= 0 && Number.isFinite(y) && !(this.yLog && y <= 0)) {
           const Y = this.py(y);
           if (Y >= t && Y <= t + h) {
@@ -577,6 +643,24 @@ function line(ctx, x0, y0, x1, y1) {
 }
 
 // ───────────── ticks ─────────────
+
+/**
+ * For a series that `describes` another curve ({ ys, tol }), the first index from which it stays within
+ * tol · max(1, |curve|) of that curve up to the end (n when it never does): an asymptote is drawn only
+ * where it describes the curve. A visibility decision, like clipping, not a computed quantity.
+ */
+export function describedFrom(s, n) {
+  const d = s.describes;
+  if (!d || !d.ys) return 0;
+  let from = n;
+  for (let i = n - 1; i >= 0; i--) {
+    const y = d.ys[i];
+    const a = s.ys[i];
+    if (!Number.isFinite(y) || !Number.isFinite(a) || Math.abs(a - y) > d.tol * Math.max(1, Math.abs(y))) break;
+    from = i;
+  }
+  return from;
+}
 
 /** Decade ticks (10^k labels) with minor 2..9 ticks; falls back to 1-2-5 ticks inside one decade. */
 function logTicks(lo, hi, maxMajor) {

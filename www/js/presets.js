@@ -1,6 +1,6 @@
 // The presets of the issue: each is a full page state (text fields as a person would type them).
 
-import { defaultState } from './state.js';
+import { defaultState, ownModel } from './state.js';
 
 export const PRESETS = {
   /** The correction's case: A = B = 1, c = 1, q = 1, N = 10^6, unscaled + scaled. */
@@ -14,6 +14,16 @@ export const PRESETS = {
     s.lns = true;
     s.text.eps = '0.5';
     s.text.q = '1.5';
+    return s;
+  },
+  /**
+   * The paper's own comparison in one view: Pre-LN's unscaled product P_N with σ_l² = l (the shared
+   * model) beside LNS's scaled product Q_N with its own σ_l² = l^(2−ε), ε = 1/2.
+   */
+  comparison: () => {
+    const s = defaultState();
+    s.families = ['unscaled', 'scaled'];
+    s.own = { scaled: ownModel({ c: '1', eps: '0.5', lns: true }) };
     return s;
   },
   /** Exponential variance σ_l² = c e^(λ l) (Eq. 10's regime). */
@@ -31,3 +41,17 @@ export const PRESETS = {
     return s;
   },
 };
+
+/**
+ * Depths of some real decoder-only models, marked on the depth axis. `layers` is L, the number of
+ * Transformer blocks each paper reports; `n` is the product's depth N = L − 1 (the correction's
+ * convention), written out here rather than computed.
+ */
+export const MODEL_DEPTHS = [
+  { name: 'GPT-2 small', layers: 12, n: 11, source: 'Radford et al. 2019' },
+  { name: 'LLaMA-2 7B', layers: 32, n: 31, source: 'Touvron et al. 2023' },
+  { name: 'GPT-2 XL', layers: 48, n: 47, source: 'Radford et al. 2019' },
+  { name: 'LLaMA-2 70B', layers: 80, n: 79, source: 'Touvron et al. 2023' },
+  { name: 'GPT-3 175B', layers: 96, n: 95, source: 'Brown et al. 2020' },
+  { name: 'Llama 3.1 405B', layers: 126, n: 125, source: 'Llama Team 2024' },
+];

@@ -2,9 +2,9 @@
 // (parseFloat-readable), followed by its enclosure, with a one-line meaning underneath.
 
 import { rich } from './rich.js';
-import { certifiedText, enclosureText, directed, plain, termsText, depthLabel, finite, trimZeros } from './format.js';
+import { certifiedText, enclosureText, directed, plain, termsText, depthLabel, finite } from './format.js';
 import { FAMILY_STYLE } from './series.js';
-import { FAMILIES } from './state.js';
+import { FAMILIES, modelFor } from './state.js';
 
 // No live region per value (it would speak on every frame of a drag): access.js announces the key
 // numbers once they settle.
@@ -15,8 +15,11 @@ export class Readouts {
     this.items = new Map(); // id → { root, num, enc, meaning }
   }
 
-  /** items: [{ id, label, num, enc, meaning, color }] in display order. */
-  render(list) {
+  /**
+   * items: [{ id, label, num, enc, meaning, color, more }] in display order. `stale` marks every
+   * readout as no longer matching the inputs (an input is invalid, so the last good numbers stay).
+   */
+  render(list, { stale = false } = {}) {
     const seen = new Set();
     let prev = null;
     for (const it of list) {
@@ -29,7 +32,13 @@ export class Readouts {
       el.approx.textContent = it.approx ? ` ${it.approx}` : '';
       rich(el.meaning, it.meaning || '');
       el.root.style.setProperty('--ro', `var(${it.color || '--rule'})`);
-      el.root.classList.toggle('is-stale', !!it.stale);
+      el.root.classList.toggle('is-stale', !!it.stale || stale);
+      el.val.dataset.stale = String(!!it.stale || stale);
+      el.more.hidden = !it.more;
+      if (it.more) {
+        el.moreSummary.textContent = it.more.summary;
+        rich(el.moreBody, it.more.text);
+      }
       // Keep DOM order equal to list order.
       const want = prev ? prev.nextSibling : this.dl.firstChild;
       if (want !== el.root) this.dl.insertBefore(el.root, want);
@@ -62,9 +71,17 @@ export class Readouts {
     val.append(num, approx, enc);
     const meaning = document.createElement('div');
     meaning.className = 'meaning';
-    dd.append(val, meaning);
+    // Long expansions: the leading terms stay in the meaning, all of them on demand.
+    const more = document.createElement('details');
+    more.className = 'more';
+    more.hidden = true;
+    const moreSummary = document.createElement('summary');
+    const moreBody = document.createElement('div');
+    moreBody.className = 'mono';
+    more.append(moreSummary, moreBody);
+    dd.append(val, meaning, more);
     root.append(dt, dd);
-    const el = { root, label, num, enc, approx, meaning };
+    const el = { root, label, num, enc, approx, meaning, val, more, moreSummary, moreBody };
     this.items.set(id, el);
     return el;
   }
@@ -82,7 +99,13 @@ export function enclosureParts(e) {
   };
 }
 
-/** Builds the readout list for a computed result. */
+/** All the terms of an expansion on demand, when the meaning shows only the leading ones. */
+function allTerms(terms, sym) {
+  if (!Array.isArray(terms) || terms.length <= 3) return undefined;
+  return { summary: `all ${terms.length} terms`, text: `log ${sym}_N = ${termsText(terms, { max: Infinity })} + C + o(1)` };
+}
+
+/** Builds the readout list for a computed result; the readouts follow "Products shown". */
 export function readoutItems(state, good, res) {
   const items = [];
   const at = good.n === 'inf' ? 'as N → ∞' : `at N = ${depthLabel(good.n)}`;
@@ -97,55 +120,113 @@ export function readoutItems(state, good, res) {
     }
     const parts = enclosureParts(ev.log_product);
     if (parts) {
-      items.push({ id, label: `log ${st.sym}_N, ${st.name}, ${at}`, ...parts, meaning: meaningFor(f, ev), color: st.color });
+      items.push({ id, label: `log ${st.sym}_N, ${st.name}, ${at}`, ...parts, meaning: meaningFor(f, ev), more: allTerms(ev.divergent?.terms, st.sym), color: st.color });
     } else if (ev.divergent) {
-      items.push({ id, label: `log ${st.sym}_N, ${st.name}, ${at}`, num: 'Infinity', enc: '', meaning: `diverges: log ${st.sym}_N = ${termsText(ev.divergent.terms)} + C + o(1)`, color: st.color });
+      items.push({ id, label: `log ${st.sym}_N, ${st.name}, ${at}`, num: 'Infinity', enc: '', meaning: `diverges: log ${st.sym}_N = ${termsText(ev.divergent.terms)} + C + o(1)`, more: allTerms(ev.divergent.terms, st.sym), color: st.color });
+    } else {
+      // The core could not certify this number: say so where it would be, in its words.
+      const why = reasonFor(ev, 'log_product') || reasonFor(ev, 'limit') || (ev.unresolved || [])[0]?.reason;
+      if (why) items.push({ id, label: `log ${st.sym}_N, ${st.name}, ${at}`, num: 'not resolvable', enc: '', meaning: why, color: st.color });
     }
-    if (f === 'scaled' || !ev.limit) continue;
+    if (f === 'scaled' || (!ev.limit && !reasonFor(ev, 'limit'))) continue;
     // Other convergent families also get their limit and tail.
     pushLimitTail(items, f, ev, good);
   }
   const sc = res.evals.scaled;
-  if (sc && on.includes('scaled')) pushLimitTail(items, 'scaled', sc, good);
+  const scaledOn = on.includes('scaled');
+  if (sc && scaledOn) pushLimitTail(items, 'scaled', sc, good);
 
   const un = res.evals.unscaled;
-  if (un?.divergent?.constant) {
-    const parts = enclosureParts(un.divergent.constant);
-    if (parts) items.push({ id: 'constant-c', label: 'C, the unscaled constant', ...parts, meaning: `log P_N = ${termsText(un.divergent.terms)} + C + o(1) (the correction's expansion)`, color: FAMILY_STYLE.unscaled.color });
+  if (un?.divergent && on.includes('unscaled')) {
+    const v = modelFor(state, good, 'unscaled');
+    // The correction derives C's expansion for σ_l² = l exactly; elsewhere it is this page's generalisation.
+    const correctionCase = v.kind === 'power' && v.c === 1 && v.q === 1;
+    const whose = correctionCase ? 'the correction’s expansion, for σ_l² = l' : 'this page’s generalisation; the correction derives it for σ_l² = l only';
+    const parts = un.divergent.constant ? enclosureParts(un.divergent.constant) : null;
+    if (parts) {
+      items.push({ id: 'constant-c', label: 'C, the unscaled constant', ...parts, meaning: `log P_N = ${termsText(un.divergent.terms)} + C + o(1): ${whose}`, more: allTerms(un.divergent.terms, 'P'), color: FAMILY_STYLE.unscaled.color });
+    } else {
+      items.push({
+        id: 'constant-c',
+        label: 'C, the unscaled constant',
+        num: 'not resolvable',
+        enc: '',
+        meaning: `${sentence(reasonFor(un, 'constant') || 'the core cannot certify any digit of C for these parameters')} C is left out rather than guessed (${whose}).`,
+        more: allTerms(un.divergent.terms, 'P'),
+        color: FAMILY_STYLE.unscaled.color,
+      });
+    }
   }
 
-  const zb = sc?.zeta_bound || res.closed?.zeta_bound;
+  const zb = scaledOn ? sc?.zeta_bound || res.closed?.zeta_bound : null;
   if (zb) {
     const parts = enclosureParts(zb);
     if (parts) items.push({ id: 'zeta-bound', label: 'zeta-sum bound on log Q_∞', ...parts, meaning: '(A/√c) ζ(1 + q/2) + (B/c) ζ(2 + q): the correction’s bound, finite for every q > 0', color: '--c-sky' });
   }
-  const e65 = res.closed?.eq65;
-  if (e65 && finite(e65.limit)) {
+  const e65 = scaledOn ? res.closed?.eq65 : null;
+  const e65Parts = e65 ? enclosureParts(e65.limit) : null;
+  if (e65Parts) {
+    const atN = e65.exponent_at_n && good.n !== 'inf' ? enclosureParts(e65.exponent_at_n) : null;
     items.push({
       id: 'eq65-limit',
-      label: 'Eq. 65 exponent, limit N → ∞',
-      num: plain(e65.limit, 12),
-      enc: finite(e65.exponent_at_n) && good.n !== 'inf' ? `(at N = ${depthLabel(good.n)}: ${plain(e65.exponent_at_n, 10)})` : '',
-      meaning: `A/(1 − ε/2) + B/(3 − ε) with ε = 2 − q = ${plain(e65.eps, 6)}: finite, where the paper writes ω(1). It drops the l = 1 term, so it can sit below log Q_∞.`,
+      label: 'Eq. 65’s exponent, limit N → ∞',
+      ...e65Parts,
+      enc: `${e65Parts.enc}${atN ? ` (at N = ${depthLabel(good.n)}: ${atN.num})` : ''}`,
+      meaning: `A/(1 − ε/2) + B/(3 − ε) with ε = 2 − q = ${enclosureParts(e65.eps)?.num ?? '—'}: finite, where the paper writes ω(1). It drops the l = 1 term, so it can sit below log Q_∞.`,
       color: '--c-orange',
+    });
+  }
+  // Closed forms the core could not certify say so, in its words.
+  for (const u of scaledOn ? res.closed?.unresolved || [] : []) {
+    items.push({ id: `unresolved-${u.quantity}`, label: u.quantity.replace(/_/g, ' '), num: 'not resolvable', enc: '', meaning: u.reason, color: '--c-sky' });
+  }
+  if (res.expBound != null && on.includes('unscaled')) {
+    const e = res.expBound;
+    const parts = typeof e === 'object' ? enclosureParts(e) : null;
+    items.push({
+      id: 'exp-bound',
+      label: 'Eq. 10’s bound on log P_∞ (exponential σ_l²)',
+      ...(parts || { num: plain(num(e), 12), enc: '(the core’s value, not yet given as an enclosure)' }),
+      meaning: 'A c^(−1/2)/(e^(λ/2) − 1) + (B/c)/(e^λ − 1), from log(1 + x) ≤ x: the paper’s own bounded case (Eq. 10)',
+      color: FAMILY_STYLE.unscaled.color,
     });
   }
   return items;
 }
 
+/** A core number that may arrive as a decimal string. */
+const num = (x) => (typeof x === 'string' ? Number(x) : x);
+
+/** "the constant …" → "The constant ….": a reason from the core as a sentence. */
+function sentence(text) {
+  const t = String(text).trim();
+  return `${t.charAt(0).toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? '' : '.'}`;
+}
+
+/** The core's words for a quantity it could not certify in an evaluation, or ''. */
+function reasonFor(ev, quantity) {
+  return (ev?.unresolved || []).find((u) => u.quantity === quantity)?.reason || '';
+}
+
 function pushLimitTail(items, f, ev, good) {
   const st = FAMILY_STYLE[f];
+  const missing = reasonFor(ev, 'limit');
+  if (!ev.limit && missing) items.push({ id: `limit-${f}`, label: `log ${st.sym}_∞, limit of the ${st.name} product`, num: 'not resolvable', enc: '', meaning: missing, color: st.color });
   if (ev.limit) {
     const parts = enclosureParts(ev.limit);
     if (parts) items.push({ id: `limit-${f}`, label: `log ${st.sym}_∞, limit of the ${st.name} product`, ...parts, meaning: `the ${st.name} product increases to this finite value`, color: st.color });
   }
   if (ev.tail && finite(ev.tail.hi) && good.n !== 'inf') {
+    // Both ends at the same digits: those on which they agree, plus two (as every enclosure here).
+    const c = finite(ev.tail.lo) ? certifiedText(ev.tail.hi, ev.tail.lo, ev.tail.hi) : null;
+    const d = Math.min(17, Math.max(4, (c?.digits ?? 2) + 2));
+    const hi = directed(ev.tail.hi, d, +1);
     items.push({
       id: `tail-${f}`,
       label: `tail Σ_{l>N}, ${st.name}, at N = ${depthLabel(good.n)}`,
-      num: directed(ev.tail.hi, 10, +1),
-      enc: finite(ev.tail.lo) ? `(upper bound; the tail is at least ${trimZeros(directed(ev.tail.lo, 4, -1))})` : '(upper bound)',
-      meaning: `tail to infinity at most this: log ${st.sym}_∞ − log ${st.sym}_N ≤ ${trimZeros(directed(ev.tail.hi, 4, +1))}`,
+      num: hi,
+      enc: finite(ev.tail.lo) ? `(upper bound; the tail lies in [${directed(ev.tail.lo, d, -1)}, ${hi}])` : '(upper bound)',
+      meaning: `tail to infinity at most this: log ${st.sym}_∞ − log ${st.sym}_N ≤ ${hi}`,
       color: st.color,
     });
   }

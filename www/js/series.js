@@ -3,8 +3,9 @@
 // nothing here does arithmetic on them.
 
 import * as core from './core.js';
-import { paramsFor } from './state.js';
-import { termsText, depthLabel } from './format.js';
+import { paramsFor, varianceFor } from './state.js';
+import { describedFrom } from './plot.js';
+import { termsText, depthLabel, paramToken } from './format.js';
 import { FAMILIES } from './state.js';
 
 export const POINTS = 1000;
@@ -63,6 +64,48 @@ function grid(nMax, count) {
   return r;
 }
 
+/**
+ * The core's enclosure of log-product at every depth of a grid, { lo, hi } (NaN where the core gives
+ * none): one evaluation per depth, so it is asked for on export only, never per frame.
+ */
+export function curveBounds(params, ns) {
+  const entry = productFor(params);
+  const lo = new Float64Array(ns.length).fill(NaN);
+  const hi = new Float64Array(ns.length).fill(NaN);
+  if (!entry.prepared) return { lo, hi };
+  for (let i = 0; i < ns.length; i++) {
+    const r = core.evaluateAt(entry.prepared, ns[i]);
+    const e = r.ok ? r.value.log_product : null;
+    if (e) {
+      lo[i] = Number(e.lo);
+      hi[i] = Number(e.hi);
+    }
+  }
+  return { lo, hi };
+}
+
+/**
+ * The core's growth class of one parameter set (`product.growth()`: convergent, power,
+ * stretched-exponential, exponential or finite-list, with its certified exponent), as { ok, value }.
+ */
+export function growthFor(params) {
+  const entry = productFor(params);
+  if (!entry.prepared) return { ok: false, error: entry.error };
+  if (!entry.growth) {
+    try {
+      entry.growth = { ok: true, value: entry.prepared.growth() };
+    } catch (e) {
+      entry.growth = { ok: false, error: core.messageOf(e) };
+    }
+  }
+  return entry.growth;
+}
+
+/** The core's evaluation of one parameter set at depth n, through the same cache as the plots. */
+export function evalFor(params, n) {
+  return cachedEval({ ...params, n });
+}
+
 function cachedEval(args) {
   const { n, ...params } = args;
   const entry = productFor(params);
@@ -108,14 +151,33 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
     }
   }
 
+  // Closed forms of the scaled family's own regime: the zeta-sum bound and Eq. 65 (power law), or
+  // the exponential-variance bound (Eq. 10/49).
   let closed = null;
-  if (state.variance === 'power') {
-    const r = core.closedForms({ a: good.a, b: good.b, c: good.c, q: good.q, lambda: good.lambda, n });
+  const scV = varianceFor(state, good, 'scaled');
+  const ab = { a: good.raw?.a ?? good.a, b: good.raw?.b ?? good.b };
+  const closedArgs =
+    scV.kind === 'power'
+      ? { ...ab, c: scV.c, ...(scV.eps !== undefined ? { eps: scV.eps } : { q: scV.q }), n }
+      : scV.kind === 'exponential'
+        ? { ...ab, c: scV.c, lambda: scV.lambda, n }
+        : null;
+  if (closedArgs) {
+    const r = core.closedForms(closedArgs);
     if (r.ok) closed = r.value;
+    else problems.push(`closed forms: ${r.error}`);
+  }
+  // Eq. 10's bound belongs to the unscaled product under exponential variance.
+  const unV = varianceFor(state, good, 'unscaled');
+  let expBound = null;
+  if (unV.kind === 'exponential') {
+    const r = core.closedForms({ ...ab, c: unV.c, lambda: unV.lambda, n });
+    if (r.ok) expBound = r.value.exponential_bound ?? null;
     else problems.push(`closed forms: ${r.error}`);
   }
 
   const main = [];
+  const remainderNotes = [];
   const remainder = [];
   const tail = [];
   const few = ns.length < 40;
@@ -130,22 +192,23 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
       continue;
     }
     curves[f] = lp.value;
-    main.push({ key: f, label: `log ${st.sym}_N, ${st.name}`, short: `log ${st.sym}_N ${st.name}`, color: st.color, width: 2.4, xs: ns, ys: lp.value, points: few });
+    main.push({ key: f, label: `log ${st.sym}_N, ${st.name}${modelSuffix(state, good, f)}`, short: `log ${st.sym}_N ${st.name}${modelSuffix(state, good, f)}`, color: st.color, width: 2.4, xs: ns, ys: lp.value, points: few, bounds: () => curveBounds(p, ns) });
   }
 
   // Reference lines of the scaled family.
   const sc = evals.scaled;
   if (on.includes('scaled') && sc) {
     if (sc.limit) {
-      main.push({ key: 'limit-scaled', label: 'log Q_∞, the scaled limit (band: enclosure)', short: 'log Q_∞', color: '--c-scaled', dash: [7, 4], width: 1.4, hline: sc.limit.value, band: [sc.limit.lo, sc.limit.hi] });
+      main.push({ key: 'limit-scaled', label: 'log Q_∞, the scaled limit (band: enclosure)', short: 'log Q_∞', color: '--c-scaled', dash: [7, 4], width: 1.4, hline: sc.limit.value, band: [sc.limit.lo, sc.limit.hi], ref: true });
     }
     const zb = sc.zeta_bound || closed?.zeta_bound;
-    if (zb) main.push({ key: 'zeta-bound', label: 'zeta-sum bound (A/√c)ζ(1+q/2) + (B/c)ζ(2+q)', short: 'zeta bound', color: '--c-sky', dash: [2, 3], width: 1.8, hline: zb.value });
+    if (zb) main.push({ key: 'zeta-bound', label: 'zeta-sum bound on log Q_N: (A/√c)ζ(1+q/2) + (B/c)ζ(2+q)', short: 'zeta bound', color: '--c-sky', dash: [2, 3], width: 1.8, hline: zb.value, ref: true });
     if (closed?.eq65) {
       const e = cachedCurve(paramsFor('scaled', state, good), 'eq65-exponent', ns, gridKey);
-      if (e.ok) main.push({ key: 'eq65', label: 'Eq. 65 exponent A(N^(ε/2−1) − 1)/(ε/2 − 1) + B(…)', short: 'Eq. 65 exponent', color: '--c-orange', width: 1.6, xs: ns, ys: e.value });
+      if (e.ok) main.push({ key: 'eq65', label: 'Eq. 65’s exponent A(N^(ε/2−1) − 1)/(ε/2 − 1) + B(N^(ε−3) − 1)/(ε − 3)', short: 'Eq. 65 exponent', color: '--c-orange', width: 1.6, xs: ns, ys: e.value, ref: true });
       else problems.push(`Eq. 65 exponent: ${e.error}`);
-      if (Number.isFinite(closed.eq65.limit)) main.push({ key: 'eq65-limit', label: 'its limit A/(1 − ε/2) + B/(3 − ε)', short: 'Eq. 65 limit', color: '--c-orange', dash: [7, 4], width: 1.4, hline: closed.eq65.limit });
+      const lim = closed.eq65.limit;
+      if (lim && Number.isFinite(lim.value)) main.push({ key: 'eq65-limit', label: 'its limit A/(1 − ε/2) + B/(3 − ε)', short: 'Eq. 65 limit', color: '--c-orange', dash: [7, 4], width: 1.4, hline: lim.value, band: [lim.lo, lim.hi], ref: true });
     }
   }
 
@@ -157,7 +220,7 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
     if (!div || !curves[f]) continue;
     const st = FAMILY_STYLE[f];
     const p = paramsFor(f, state, good);
-    const terms = termsText(div.terms);
+    const terms = termsText(div.terms, { max: LEGEND_TERMS });
     const C = div.constant;
     const wantAsym = f === 'unscaled' || f === 'harmonic';
     const asymCurve = wantAsym ? cachedCurve(p, 'asymptote', ns, gridKey) : null;
@@ -169,13 +232,28 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
       if (r.ok) rem = r.value;
       else problems.push(`${f} remainder: ${r.error}`);
     }
-    if (rem && want.remainder) {
+    // The remainder is drawn only where it settles on the plotted range; otherwise the note says why.
+    const settles = rem && C ? settlesTo(rem, C) : false;
+    if (rem && !C) remainderNotes.push(`${st.name}: C is not resolvable in double precision for these parameters, so there is no limit to draw the remainder against`);
+    else if (rem && !settles) remainderNotes.push(`${st.name}: not drawn, the remainder has not settled within the plotted depths (N ≤ ${depthLabel(nMax)}); its leading terms do not yet describe log ${st.sym}_N`);
+    if (rem && settles && want.remainder) {
       remainder.push({ key: `rem-${f}`, label: `${st.name}: log ${st.sym}_N − (${terms})`, short: `${st.name} remainder`, color: st.color, width: 2.2, xs: ns, ys: rem, points: few });
       if (C) remainder.push({ key: `c-${f}`, label: `C (${st.name})`, short: `C ${st.name}`, color: st.color, dash: [7, 4], width: 1.4, hline: C.value, band: [C.lo, C.hi] });
     }
     if (asym) {
       const what = f === 'harmonic' ? `harmonic Θ(N^A): ${terms}${C ? ' + C' : ''}` : `unscaled asymptote ${terms}${C ? ' + C' : ''}`;
-      main.push({ key: `asym-${f}`, label: what, short: `${st.name} asymptote`, color: st.color, dash: [5, 4], width: 1.4, xs: ns, ys: asym });
+      // Drawn only from the depth on which it stays within a few percent of the curve it describes;
+      // the legend says from where, or that it is not drawn at all on this range.
+      const ref = { ys: asym, describes: { ys: curves[f], tol: ASYMPTOTE_TOL } };
+      const from = describedFrom(ref, Math.min(asym.length, ns.length));
+      const pct = `${ASYMPTOTE_TOL * 100}%`;
+      const where =
+        from >= ns.length
+          ? ` (not drawn: more than ${pct} from log ${st.sym}_N at every plotted depth)`
+          : from > 0
+            ? ` (drawn from N ≈ ${depthLabel(ns[from])}, where it is within ${pct} of log ${st.sym}_N)`
+            : '';
+      main.push({ key: `asym-${f}`, label: what + where, short: `${st.name} asymptote`, color: st.color, dash: [5, 4], width: 1.4, xs: ns, ys: asym, ref: true, describes: { ys: curves[f], tol: ASYMPTOTE_TOL } });
     }
   }
 
@@ -185,7 +263,7 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
     const fam = on.includes('unscaled') ? 'unscaled' : 'harmonic';
     const claim = cachedCurve(paramsFor(fam, state, good), 'linear-claim', ns, gridKey);
     if (claim.ok) {
-      main.push({ key: 'theta-l', label: `paper’s Θ(L) (Eq. 11): log N + log P_1 (${fam})`, short: 'Θ(L) claim', color: '--c-neutral', dash: [1.5, 3], width: 1.8, xs: ns, ys: claim.value });
+      main.push({ key: 'theta-l', label: `paper’s Θ(L) (Eq. 11): log N + log P_1 (${fam})`, short: 'Θ(L) claim', color: '--c-neutral', dash: [1.5, 3], width: 1.8, xs: ns, ys: claim.value, ref: true });
     } else problems.push(`Θ(L) reference: ${claim.error}`);
   }
 
@@ -202,5 +280,32 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
     tail.push({ key: `tail-${f}`, label: `${st.name}: Σ_{l>N} g(l) ≤ bound`, short: `${st.name} tail ≤`, color: st.color, width: 2.2, xs: ns, ys: tl.value, points: few });
   }
 
-  return { ok: true, grid: ns, nMax, n, evals, evalErrors, closed, main, remainder, tail, problems, label: depthLabel(n) };
+  return { ok: true, grid: ns, nMax, n, evals, evalErrors, closed, expBound, main, remainder, remainderNotes, tail, problems, label: depthLabel(n) };
+}
+
+/** How many leading terms a legend shows before "+ k more terms". */
+export const LEGEND_TERMS = 3;
+/** An asymptote is drawn where it is within this relative distance of its curve. */
+export const ASYMPTOTE_TOL = 0.03;
+
+/**
+ * Whether a core remainder curve has settled to the core's C on the plotted range: its last value
+ * lies inside C's enclosure widened by 5% of max(1, |C|). A display decision (draw or explain), not a
+ * certified statement.
+ */
+function settlesTo(rem, C) {
+  const last = rem[rem.length - 1];
+  if (!Number.isFinite(last) || !Number.isFinite(C.lo) || !Number.isFinite(C.hi)) return false;
+  const slack = 0.05 * Math.max(1, Math.abs(C.value));
+  return last >= C.lo - slack && last <= C.hi + slack;
+}
+
+/** ", own σ_l² = c·l^q" when a family does not use the shared variance model. */
+function modelSuffix(state, good, f) {
+  const own = state.own?.[f] && good.own?.[f];
+  if (!own) return '';
+  const c = good.own[f].c;
+  const cText = c === 1 ? '' : `${paramToken(c)}·`;
+  const exp = state.own[f].lns ? `l^(2−${paramToken(own.eps)})` : own.q === 1 ? 'l' : `l^${paramToken(own.q)}`;
+  return `, σ_l² = ${cText}${exp}`;
 }

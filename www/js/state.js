@@ -22,11 +22,23 @@ export function defaultState() {
     variance: 'power',
     lns: false,
     logy: true,
+    linx: false, // linear N axis (offered for depth ranges up to 1000)
+    zoom: null, // [from, to]: the depth range shown, picked by a drag on the main plot
+    // Per-family power laws that replace the shared variance model for that family (the paper's own
+    // comparison puts Pre-LN's σ_l² ∼ l beside LNS's σ_l² ∼ l^(2−ε)): family → { c, q, eps, lns } as text.
+    own: {},
   };
 }
 
 export function cloneState(s) {
-  return { text: { ...s.text }, families: [...s.families], variance: s.variance, lns: s.lns, logy: s.logy };
+  const own = {};
+  for (const [f, m] of Object.entries(s.own || {})) own[f] = { ...m };
+  return { text: { ...s.text }, families: [...s.families], variance: s.variance, lns: s.lns, logy: s.logy, linx: s.linx, zoom: s.zoom ? [...s.zoom] : null, own };
+}
+
+/** A family's own power law as typed: σ_l² = c · l^q, or l^(2 − ε) when `lns`. */
+export function ownModel({ c = '1', q = '1', eps = '0.5', lns = false } = {}) {
+  return { c: String(c), q: String(q), eps: String(eps), lns: !!lns };
 }
 
 /** Strict number parsing: empty or partial text is not a number (Number('') would be 0). */
@@ -53,7 +65,9 @@ export function cleanMessage(msg) {
 
 // ───────────────────────────── URL fragment ─────────────────────────────
 
-const KNOWN_KEYS = new Set(['a', 'b', 'c', 'q', 'eps', 'n', 'families', 'variance', 'lambda', 'list', 'logy']);
+const KNOWN_KEYS = new Set(['a', 'b', 'c', 'q', 'eps', 'n', 'families', 'variance', 'lambda', 'list', 'logy', 'linx', 'zoom']);
+/** `scaled.eps=0.5`, `unscaled.q=1`, `scaled.c=2`: a family's own power law. */
+const OWN_KEY = /^(unscaled|scaled|harmonic|sqrt-scaled)\.(c|q|eps)$/;
 const MAX_FRAGMENT = 200_000;
 
 /**
@@ -79,8 +93,16 @@ export function parseFragment(hash) {
   }
   for (const [key, raw] of params) {
     const value = String(raw);
+    const own = OWN_KEY.exec(key);
+    if (own) {
+      const [, fam, field] = own;
+      const m = (state.own[fam] ??= ownModel());
+      m[field] = value;
+      if (field === 'eps') m.lns = true;
+      continue;
+    }
     if (!KNOWN_KEYS.has(key)) {
-      problems.push({ key: 'fragment', message: `unknown setting “${truncate(key)}” ignored (known: a, b, c, q, eps, n, families, variance, lambda, list, logy)` });
+      problems.push({ key: 'fragment', message: `unknown setting “${truncate(key)}” ignored (known: a, b, c, q, eps, n, families, variance, lambda, list, logy, linx, zoom, and scaled.eps-style per-product keys)` });
       continue;
     }
     switch (key) {
@@ -104,6 +126,15 @@ export function parseFragment(hash) {
       case 'logy':
         state.logy = !/^(0|false|no|off)$/i.test(value);
         break;
+      case 'linx':
+        state.linx = !/^(0|false|no|off)$/i.test(value);
+        break;
+      case 'zoom': {
+        const [lo, hi] = value.split(',').map(strictNum);
+        if (lo >= 1 && hi > lo && Number.isFinite(hi)) state.zoom = [lo, hi];
+        else problems.push({ key: 'zoom', message: `depth range “${truncate(value)}” ignored: write zoom=from,to with 1 ≤ from < to` });
+        break;
+      }
       case 'eps':
         state.lns = true;
         state.text.eps = value;
@@ -113,8 +144,8 @@ export function parseFragment(hash) {
     }
   }
   if (state.lns && !params.has('q')) {
-    const eps = strictNum(state.text.eps);
-    state.text.q = Number.isNaN(eps) ? state.text.q : paramToken(2 - eps);
+    const q = lnsExponent(state.text.eps.trim());
+    state.text.q = Number.isNaN(q) ? state.text.q : paramToken(q);
   }
   return { state, problems };
 }
@@ -130,17 +161,28 @@ function enc(v) {
 
 /** The fragment for a (good) state, e.g. `#families=unscaled,scaled&a=1&b=1&c=1&q=1&n=1e6`. */
 export function serialize(good, state) {
-  const parts = [`families=${state.families.join(',')}`, `a=${enc(paramToken(good.a))}`, `b=${enc(paramToken(good.b))}`];
-  if (state.variance !== 'list') parts.push(`c=${enc(paramToken(good.c))}`);
+  // The decimals as typed (the core's exact-decimal semantics), or the shortest form of the value.
+  const d = (k) => enc(typeof good.raw?.[k] === 'string' ? good.raw[k] : paramToken(good[k]));
+  const parts = [`families=${state.families.join(',')}`, `a=${d('a')}`, `b=${d('b')}`];
+  if (state.variance !== 'list') parts.push(`c=${d('c')}`);
   if (state.variance === 'power') {
-    if (state.lns) parts.push(`eps=${enc(paramToken(good.eps))}`);
-    else parts.push(`q=${enc(paramToken(good.q))}`);
+    if (state.lns) parts.push(`eps=${d('eps')}`);
+    else parts.push(`q=${d('q')}`);
   }
-  if (state.variance === 'exp') parts.push(`lambda=${enc(paramToken(good.lambda))}`);
+  if (state.variance === 'exp') parts.push(`lambda=${d('lambda')}`);
+  for (const f of FAMILIES) {
+    const m = state.own?.[f];
+    const g = good.own?.[f];
+    if (!m || !g) continue;
+    parts.push(`${f}.c=${enc(typeof g.raw?.c === 'string' ? g.raw.c : paramToken(g.c))}`);
+    parts.push(m.lns ? `${f}.eps=${enc(typeof g.raw?.eps === 'string' ? g.raw.eps : paramToken(g.eps))}` : `${f}.q=${enc(typeof g.raw?.q === 'string' ? g.raw.q : paramToken(g.q))}`);
+  }
   parts.push(`n=${enc(depthToken(good.n))}`);
   if (state.variance !== 'power') parts.push(`variance=${state.variance}`);
   if (state.variance === 'list') parts.push(`list=${enc(good.listText.replace(/\s*\n\s*/g, ',').replace(/\s+/g, ''))}`);
   if (!state.logy) parts.push('logy=0');
+  if (state.linx) parts.push('linx=1');
+  if (state.zoom) parts.push(`zoom=${state.zoom.map((x) => enc(depthToken(x))).join(',')}`);
   return `#${parts.join('&')}`;
 }
 
@@ -156,7 +198,43 @@ function probe(over) {
 
 /** Initial "last good" values: the defaults. */
 export function initialGood() {
-  return { a: 1, b: 1, c: 1, q: 1, eps: 1, lambda: 0.1, n: 1e6, list: null, listText: '' };
+  return { a: 1, b: 1, c: 1, q: 1, eps: 1, lambda: 0.1, n: 1e6, list: null, listText: '', own: {}, raw: { a: '1', b: '1', c: '1', q: '1', eps: '1', lambda: '0.1' } };
+}
+
+/**
+ * q = 2 − ε of the LNS regime for a typed ε (decimal text or number), from the core; NaN when the core
+ * refuses it. The core evaluates the regime from ε itself (variance `{kind: 'power', eps}`); this
+ * value is only for the "here q = …" hint and for keeping the q box in step. The core's Eq. 65 block
+ * maps x to 2 − x exactly on the decimal x (it reports ε = 2 − q for a given q); the map is its own
+ * inverse, so asking it with x = ε returns q.
+ */
+export function lnsExponent(eps) {
+  return twoMinus(eps);
+}
+
+/** ε = 2 − q for a typed q, from the core (see `lnsExponent`); NaN when the core refuses it. */
+export function lnsEpsilon(q) {
+  return twoMinus(q);
+}
+
+function twoMinus(x) {
+  if (x === '' || x === null || x === undefined || (typeof x === 'number' && Number.isNaN(x))) return NaN;
+  const key = String(x);
+  return memoValue('two-minus', key, () => {
+    const r = core.closedForms({ a: 0, b: 0, c: 1, q: key });
+    const e = r.ok ? r.value.eq65?.eps : null;
+    return e ? Number(e.value) : NaN;
+  });
+}
+
+const valueCache = new Map();
+function memoValue(kind, key, fn) {
+  const k = `${kind}|${key}`;
+  if (!valueCache.has(k)) {
+    if (valueCache.size > 64) valueCache.clear();
+    valueCache.set(k, fn());
+  }
+  return valueCache.get(k);
 }
 
 /**
@@ -180,6 +258,12 @@ export function validate(state, prevGood) {
   }
   const t = state.text;
   const num = (k) => strictNum(t[k]);
+  // What the core is given for a typed parameter. The core takes exact decimals (q = 0.4 is 2/5), but
+  // today it refuses the decimal ends of the supported ranges (c = 0.001 and q = 0.05 lie a hair
+  // below the double bounds it compares with), so the page passes the double until that is fixed:
+  // switch to `String(text).trim()` then. NaN for text that is no number (the core names the field).
+  const dec = (text) => strictNum(text);
+  const raw = { ...(prevGood.raw || {}) };
 
   const check = (field, over, prefix = '') => {
     const r = memo(field, JSON.stringify(over), () => probe(over));
@@ -188,21 +272,40 @@ export function validate(state, prevGood) {
     return false;
   };
 
-  if (check('a', { a: num('a') })) good.a = num('a');
-  if (check('b', { b: num('b') })) good.b = num('b');
-  const cVariance = state.variance === 'exp' ? { kind: 'exponential', c: num('c'), lambda: BASE.lambda } : { kind: 'power', c: num('c'), q: 1 };
-  if (check('c', { variance: cVariance })) good.c = num('c');
+  if (check('a', { a: dec(t.a) })) [good.a, raw.a] = [num('a'), dec(t.a)];
+  if (check('b', { b: dec(t.b) })) [good.b, raw.b] = [num('b'), dec(t.b)];
+  const cVariance = state.variance === 'exp' ? { kind: 'exponential', c: dec(t.c), lambda: BASE.lambda } : { kind: 'power', c: dec(t.c), q: 1 };
+  if (check('c', { variance: cVariance })) [good.c, raw.c] = [num('c'), dec(t.c)];
   if (state.lns) {
-    const eps = num('eps');
-    const q = Number.isNaN(eps) ? NaN : 2 - eps;
-    if (check('eps', { q }, 'with q = 2 − ε: ')) {
-      good.eps = eps;
-      good.q = q;
+    if (check('eps', { variance: { kind: 'power', c: 1, eps: dec(t.eps) } })) {
+      [good.eps, raw.eps] = [num('eps'), dec(t.eps)];
+      good.q = lnsExponent(t.eps.trim());
+      raw.q = good.q;
     }
-  } else if (check('q', { q: num('q') })) {
-    good.q = num('q');
+  } else if (check('q', { q: dec(t.q) })) {
+    [good.q, raw.q] = [num('q'), dec(t.q)];
   }
-  if (check('lambda', { variance: { kind: 'exponential', c: 1, lambda: num('lambda') } })) good.lambda = num('lambda');
+  // Each family's own power law, judged like the shared one; errors land next to its own fields.
+  const ownGood = {};
+  for (const f of FAMILIES) {
+    const m = state.own?.[f];
+    if (!m) continue;
+    const prev = prevGood.own?.[f] ?? { c: 1, q: 1, eps: 1, raw: { c: '1', q: '1', eps: '1' } };
+    const g = { ...prev, raw: { ...prev.raw } };
+    if (check(`${f}.c`, { variance: { kind: 'power', c: dec(m.c), q: 1 } })) [g.c, g.raw.c] = [strictNum(m.c), dec(m.c)];
+    if (m.lns) {
+      if (check(`${f}.eps`, { variance: { kind: 'power', c: 1, eps: dec(m.eps) } })) {
+        [g.eps, g.raw.eps] = [strictNum(m.eps), dec(m.eps)];
+        g.q = lnsExponent(m.eps.trim());
+      }
+    } else if (check(`${f}.q`, { q: dec(m.q) })) {
+      [g.q, g.raw.q] = [strictNum(m.q), dec(m.q)];
+    }
+    ownGood[f] = g;
+  }
+  good.own = ownGood;
+  if (check('lambda', { variance: { kind: 'exponential', c: 1, lambda: dec(t.lambda) } })) [good.lambda, raw.lambda] = [num('lambda'), dec(t.lambda)];
+  good.raw = raw;
 
   if (state.variance === 'list') {
     const r = memo('list', t.list, () => core.parseList(t.list));
@@ -240,19 +343,41 @@ function memo(field, key, fn) {
   return result;
 }
 
-/** The core's variance object for the current model and good values. */
-export function varianceFor(state, good) {
+/**
+ * The variance model a family is evaluated with, as numbers for the page's own wording
+ * ({ kind: 'power', c, q, eps | null } or { kind: 'exponential', c, lambda } or { kind: 'measured' }).
+ */
+export function modelFor(state, good, family) {
+  const own = family && state.own?.[family] && good.own?.[family];
+  if (own) return { kind: 'power', c: own.c, q: own.q, eps: state.own[family].lns ? own.eps : null };
+  if (state.variance === 'exp') return { kind: 'exponential', c: good.c, lambda: good.lambda };
+  if (state.variance === 'list') return { kind: 'measured' };
+  return { kind: 'power', c: good.c, q: good.q, eps: state.lns ? good.eps : null };
+}
+
+/**
+ * The core's variance object for one family: its own power law if it has one, else the shared
+ * model; parameters as the decimals typed, and ε itself in the LNS regime.
+ */
+export function varianceFor(state, good, family) {
+  const raw = good.raw || {};
+  const own = family && state.own?.[family] && good.own?.[family];
+  if (own) {
+    const r = own.raw || {};
+    return state.own[family].lns ? { kind: MODEL_KIND.power, c: r.c ?? own.c, eps: r.eps ?? own.eps } : { kind: MODEL_KIND.power, c: r.c ?? own.c, q: r.q ?? own.q };
+  }
   switch (state.variance) {
     case 'exp':
-      return { kind: MODEL_KIND.exp, c: good.c, lambda: good.lambda };
+      return { kind: MODEL_KIND.exp, c: raw.c ?? good.c, lambda: raw.lambda ?? good.lambda };
     case 'list':
       return { kind: MODEL_KIND.list, values: good.list || [] };
     default:
-      return { kind: MODEL_KIND.power, c: good.c, q: good.q };
+      return state.lns ? { kind: MODEL_KIND.power, c: raw.c ?? good.c, eps: raw.eps ?? good.eps } : { kind: MODEL_KIND.power, c: raw.c ?? good.c, q: raw.q ?? good.q };
   }
 }
 
-/** Core parameters (without n) for one family. */
+/** Core parameters (without n) for one family, as the decimals typed. */
 export function paramsFor(family, state, good) {
-  return { family, a: good.a, b: good.b, variance: varianceFor(state, good) };
+  const raw = good.raw || {};
+  return { family, a: raw.a ?? good.a, b: raw.b ?? good.b, variance: varianceFor(state, good, family) };
 }

@@ -57,8 +57,10 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 mod closed;
+mod fit;
 
 pub use closed::{closed_forms, rotation};
+pub use fit::fit_power_law;
 
 /// Installs the panic hook so that a Rust panic shows its message in the browser console
 /// instead of a bare `unreachable` trap. `init()` runs it; wasm-bindgen also exports it as

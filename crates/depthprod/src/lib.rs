@@ -23,6 +23,7 @@ mod enclosure;
 mod error;
 mod euler_maclaurin;
 pub mod exact;
+mod fit;
 mod gauss;
 mod params;
 mod plan;
@@ -39,6 +40,7 @@ pub use enclosure::{
 };
 pub use error::Error;
 pub use exact::Number;
+pub use fit::{fit_power_law, PowerFit};
 pub use params::{
     parse_list, Depth, Family, Params, ParamsInput, Variance, VarianceInput, AB_FLOOR, AB_RANGE,
     C_RANGE, LAMBDA_RANGE, MAX_DEPTH, MAX_LIST_LEN, Q_RANGE,
