@@ -38,11 +38,14 @@ struct ClosedForms {
     eq65: Option<Eq65>,
     /// `null` without c and lambda.
     exponential_bound: Option<f64>,
+    /// Upper bound on the scaled tail after depth n from the integral test,
+    /// (A/sqrt c) n^(-q/2)/(q/2) + (B/c) n^(-1-q)/(1+q); `null` without c, q or a finite n.
+    zeta_tail_bound: Option<f64>,
 }
 
 /// `closedForms({a, b, c, q, lambda, n})` →
 /// `{zeta_bound: {value, lo, hi} | null, eq65: {eps, exponent_at_n, limit} | null,
-/// exponential_bound: number | null}`.
+/// exponential_bound: number | null, zeta_tail_bound: number | null}`.
 ///
 /// `n` is a number or a string as for `evaluate`; `exponent_at_n` is `null` when `n` is absent
 /// or infinite (the core defines Eq. 65's exponent for finite depths; its limit is `limit`).
@@ -58,6 +61,18 @@ pub fn closed_forms(request: JsValue) -> Result<JsValue, JsError> {
     } = from_js(request, "closed-form request")?;
     let zeta_bound = match (c, q) {
         (Some(c), Some(q)) => Some(depthprod::zeta_bound(a, b, c, q)?),
+        _ => None,
+    };
+    let finite_n = if n.is_undefined() || n.is_null() {
+        None
+    } else {
+        match depth_from_js(&n)? {
+            Depth::Finite(n) => Some(n as f64),
+            Depth::Infinite => None,
+        }
+    };
+    let zeta_tail_bound = match (c, q, finite_n) {
+        (Some(c), Some(q), Some(n)) => Some(depthprod::zeta_tail_bound(a, b, c, q, n)?),
         _ => None,
     };
     let eq65 = match q.map(|q| 2.0 - q) {
@@ -87,11 +102,12 @@ pub fn closed_forms(request: JsValue) -> Result<JsValue, JsError> {
         zeta_bound,
         eq65,
         exponential_bound,
+        zeta_tail_bound,
     })
 }
 
 /// `rotation(theta, r, n)` → `{angle, matrix: [m00, m01, m10, m11], norm}`: the product of the
-/// rotations by theta/l^r for l = 1..n (MATH.md section 3, item 5).
+/// rotations by theta/l^r for l = 1..n (docs/MATH.md, section 3.5).
 #[wasm_bindgen]
 pub fn rotation(theta: f64, r: f64, n: f64) -> Result<JsValue, JsError> {
     // Only the conversion to the core's integer types is checked here; the core checks ranges.

@@ -29,7 +29,7 @@ mod rotation;
 mod sum;
 mod zeta;
 
-pub use closed_forms::{eq65_exponent, eq65_limit, exponential_bound, zeta_bound};
+pub use closed_forms::{eq65_exponent, eq65_limit, exponential_bound, zeta_bound, zeta_tail_bound};
 pub use enclosure::{AsymptoticTerm, Bounds, Divergence, Enclosure, Limit};
 pub use error::Error;
 pub use params::{

@@ -1,4 +1,4 @@
-//! Exact identities and closed forms (MATH.md section 4).
+//! Exact identities and closed forms (docs/MATH.md, section 7).
 
 use depthprod::{eq65_limit, exponential_bound, Depth, Family, Limit, Params, Plan, Variance};
 
@@ -213,7 +213,7 @@ fn measured_list() {
 
 #[test]
 fn eq65_limit_is_not_the_true_limit() {
-    // MATH.md: Eq. 65's limit drops the l = 1 term, so it sits below log Q_inf (seed, eps = 1).
+    // docs/MATH.md, section 3.2: Eq. 65's limit drops the l = 1 term, so it sits below log Q_inf (seed, eps = 1).
     let plan = Plan::new(&Params::power(Family::Scaled, 1.0, 1.0, 1.0, 1.0)).unwrap();
     let Limit::Finite { log_limit } = plan.limit().unwrap() else {
         panic!()
