@@ -15,6 +15,7 @@ import { depthLabel } from './format.js';
 import { Share } from './share.js';
 import { Access } from './access.js';
 import { embedded, initEmbed, stripEmbed, syncEmbed } from './embed.js';
+import { Proofs } from './proofs.js'; // the cards' "Why" derivations (proofs owns it)
 
 const statusEl = document.getElementById('status');
 let state;
@@ -40,6 +41,7 @@ const rotation = new RotationPanel(document.querySelector('.rotation-panel'));
 const shareBar = document.querySelector('[data-share-bar]');
 const share = shareBar ? new Share(shareBar, plots.main) : null;
 const access = new Access(plots);
+const proofs = new Proofs(); // the cards' "Why" derivations
 
 function setStatus(text, isError) {
   if (statusEl.textContent !== text) statusEl.textContent = text;
@@ -211,6 +213,7 @@ function draw(res) {
   cards.update(state, good, res);
   share?.set(state, good, res);
   access.set(state, good, res);
+  proofs.update(state, good); // the cards' "Why" derivations
   T.push(performance.now());
   stats.drawPhases = T.slice(1).map((t, i) => +(t - T[i]).toFixed(2));
 }

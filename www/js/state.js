@@ -53,7 +53,7 @@ export function cleanMessage(msg) {
 
 // ───────────────────────────── URL fragment ─────────────────────────────
 
-const KNOWN_KEYS = new Set(['a', 'b', 'c', 'q', 'eps', 'n', 'families', 'variance', 'lambda', 'list', 'logy']);
+const KNOWN_KEYS = new Set(['a', 'b', 'c', 'q', 'eps', 'n', 'families', 'variance', 'lambda', 'list', 'logy', 'why']);
 const MAX_FRAGMENT = 200_000;
 
 /**
@@ -103,6 +103,8 @@ export function parseFragment(hash) {
         break;
       case 'logy':
         state.logy = !/^(0|false|no|off)$/i.test(value);
+        break;
+      case 'why': // which card's "Why" to open: read by proofs.js, not part of the state
         break;
       case 'eps':
         state.lns = true;
