@@ -2,7 +2,7 @@
 // turns into www/js/proofs-math.js (MathML trees, no TeX at page load). docs/MATH.md has the full
 // proofs; these are their short forms in the paper's notation.
 //
-// A card's entry: { summary, blocks }. A block is
+// A card's entry: { summary (shown after a bold "Why"), blocks }. A block is
 //   { p: 'prose with $inline TeX$' }            a paragraph
 //   { m: 'display TeX', chain: [...] }          a displayed formula; `chain` lists, in order, the
 //                                               terms of a chain of inequalities (each a slot id, or
@@ -14,7 +14,7 @@
 
 export const PROOFS = {
   eq11: {
-    summary: 'Why the unscaled product is not Θ(L)',
+    summary: 'the unscaled product is not Θ(L)',
     blocks: [
       { p: 'Eq. 9’s product is $P_N=\\prod_{l=1}^{N}\\bigl(1+A/\\sigma_l+B/\\sigma_l^2\\bigr)$. Write $x=1/\\sigma_l$ and factor $1+Ax+Bx^2=(1-r_1x)(1-r_2x)$; then for small $x$' },
       { m: '\\log(1+Ax+Bx^2)=\\sum_{k\\ge1}c_k\\,x^k,\\quad c_k=-\\frac{r_1^k+r_2^k}{k},\\quad c_1=A,\\ c_2=B-\\frac{A^2}{2},' },
@@ -32,7 +32,7 @@ export const PROOFS = {
     ],
   },
   eq65: {
-    summary: 'Why the scaled product is bounded, and where Eq. 65’s limit comes from',
+    summary: 'the scaled product is bounded, and where Eq. 65’s limit comes from',
     blocks: [
       { p: 'Every factor of $Q_N=\\prod_{l\\le N}\\bigl(1+\\frac{A}{l\\sigma_l}+\\frac{B}{l^2\\sigma_l^2}\\bigr)$ is at least 1, so $\\log Q_N$ is non-negative and increases to $\\log Q_\\infty$. With $\\log(1+x)\\le x$ and $\\sigma_l^2\\ge c\\,l^q$, each term is at most $\\frac{A}{\\sqrt c}l^{-1-q/2}+\\frac{B}{c}l^{-2-q}$, and by the integral test $\\sum_l l^{-s}=\\zeta(s)<\\infty$ for $s>1$:' },
       { m: '0\\le\\log Q_{\\slot{N}}=\\slot{qn}\\le\\log Q_\\infty=\\slot{qinf}\\le\\frac{A}{\\sqrt c}\\,\\zeta\\bigl(1+\\tfrac q2\\bigr)+\\frac Bc\\,\\zeta(2+q)=\\slot{z1}+\\slot{z2}=\\slot{zb}', chain: ['qn', 'qinf', 'zb'], when: 'power' },
@@ -51,7 +51,7 @@ export const PROOFS = {
     ],
   },
   eq50: {
-    summary: 'Why A/k gives Θ(N^A), and Θ(L) only when A = 1',
+    summary: 'A/k gives Θ(N^A), and Θ(L) only when A = 1',
     blocks: [
       { p: 'App. A.2 uses the factor $1+A/k+O(k^{-2})$ where Eq. 9 with $\\sigma_k^2=k$ has $A/\\sqrt k$. Even granting it, by the integral test $H_N-\\log N$ decreases to Euler’s constant:' },
       { m: 'H_N=\\sum_{k\\le N}\\frac1k=\\log N+\\gamma+o(1),\\qquad H_{\\slot{N}}=\\slot{hn}', when: 'finite' },
@@ -63,7 +63,7 @@ export const PROOFS = {
     ],
   },
   s41: {
-    summary: 'Why the displayed bound stays finite, and what bounded does not mean',
+    summary: 'the displayed bound stays finite, and what bounded does not mean',
     blocks: [
       { p: 'The scaled product increases to a finite limit (see the Eqs. 16 / 65 card), so for every depth $\\log Q_N\\le\\log Q_\\infty$. What is still to come after $N$ is at most the integral-test bound (for $q=1$ the correction’s $2/\\sqrt N+1/(2N^2)$ when $A=B=c=1$):' },
       { m: '\\log Q_{\\slot{N}}=\\slot{qn}\\le\\log Q_\\infty=\\slot{qinf}', chain: ['qn', 'qinf'], when: 'scaledlimit' },
@@ -78,6 +78,6 @@ export const PROOFS = {
 
 /** The "Why" of a card this file has no derivation for (a card added later). */
 export const FALLBACK = {
-  summary: 'Why',
+  summary: 'the derivation',
   blocks: [{ p: 'The derivation of this claim is in docs/MATH.md of the depthprod repository; the numbers above are the core’s for this view.' }],
 };

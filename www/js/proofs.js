@@ -231,7 +231,7 @@ export class Proofs {
     label.textContent = 'Why';
     const text = document.createElement('span');
     text.className = 'why-summary';
-    text.textContent = proof.summary === 'Why' ? 'the derivation' : proof.summary;
+    text.textContent = proof.summary;
     summary.append(label, ' ', text);
     const body = document.createElement('div');
     body.className = 'why-body';
