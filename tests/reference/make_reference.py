@@ -9,7 +9,7 @@ Every value is computed by at least two independent routes which must agree to <
 Routes (see README.md for details):
   route1   head sum l < M (mp log1p) + tail sum_k c_k kappa^k [zeta(kp, M) - zeta(kp, N+1)]
            (digamma differences where kp == 1), M chosen so theta = rho kappa M^-p <= 1/4,
-           K chosen so that the docs/MATH.md section 4.4 (Lemma 9) truncation bound is < 1e-45.
+           K chosen so that the docs/MATH.md section 4.4 (Lemma 4) truncation bound is < 1e-45.
   em-hyp   Euler-Maclaurin on g itself from J (head sum l < J), exact Taylor coefficients of g at J
            (power-series arithmetic, no numerical differentiation), integral int_J^N g(x) dx in closed
            form through Gauss 2F1 (integration by parts + partial fractions over the roots).

@@ -52,7 +52,7 @@ pub fn zeta_bound(a: f64, b: f64, c: f64, q: f64) -> Result<Enclosure, Error> {
 /// Integral-test bound on what the correction's zeta sums still have to add after depth N:
 /// `(A/sqrt c) N^(-q/2)/(q/2) + (B/c) N^(-1-q)/(1+q)`, for N >= 1.
 ///
-/// Why it bounds the scaled tail (docs/MATH.md, Lemma 2 and Proposition 3): x^-s is decreasing,
+/// Why it bounds the scaled tail (docs/MATH.md, Lemma 2 and Proposition 2): x^-s is decreasing,
 /// so sum_{l>N} l^-s <= int_N^inf x^-s dx = N^(1-s)/(s-1) for s > 1 (integral test), and with
 /// log(1 + x) <= x every term of the scaled product under sigma_l^2 >= c l^q obeys
 /// g(l) <= (A/sqrt c) l^(-1-q/2) + (B/c) l^(-2-q). For A = B = c = q = 1 this is the correction's
