@@ -222,3 +222,33 @@ fn eq65_limit_is_not_the_true_limit() {
     assert!((eq65 - 2.5).abs() < 1e-15);
     assert!(eq65 < log_limit.lo);
 }
+
+#[test]
+fn zeta_tail_bound_covers_the_certified_tail() {
+    // docs/MATH.md, Proposition 2: sum_{l>N} g(l) <= (A/sqrt c) N^(-q/2)/(q/2) + (B/c) N^(-1-q)/(1+q),
+    // and for large N the bound is tight to first order (the tail is ~ the A term's integral).
+    for (a, b, c, q) in [
+        (1.0, 1.0, 1.0, 1.0),
+        (2.0, 0.5, 1.0, 1.5),
+        (7.0, 0.3, 0.02, 0.5),
+        (0.5, 40.0, 300.0, 3.0),
+        (100.0, 100.0, 1e-3, 0.05),
+    ] {
+        let plan = Plan::new(&Params::power(Family::Scaled, a, b, c, q)).unwrap();
+        for n in [1u64, 10, 1000, 1_000_000, 1_000_000_000_000] {
+            let tail = plan.tail(n).unwrap().unwrap();
+            let bound = depthprod::zeta_tail_bound(a, b, c, q, n as f64).unwrap();
+            assert!(
+                tail.hi <= bound,
+                "A={a} B={b} c={c} q={q} N={n}: tail {tail:?} above {bound}"
+            );
+        }
+        let n = 1e12;
+        let tail = plan.tail(n as u64).unwrap().unwrap();
+        let bound = depthprod::zeta_tail_bound(a, b, c, q, n).unwrap();
+        assert!(
+            bound <= tail.lo * 1.01,
+            "A={a} B={b} c={c} q={q}: bound {bound} not tight against {tail:?} at N = 1e12"
+        );
+    }
+}
