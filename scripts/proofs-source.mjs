@@ -28,7 +28,7 @@ export const PROOFS = {
       { p: 'With $c\\ne1$ read $A/\\sqrt c$ for $A$ and $B/c$ for $B$. For $\\sigma_l^2=c\\,l^q$ in general, $x=\\kappa l^{-q/2}$ with $\\kappa=c^{-1/2}$: every $k$ with $kq/2<1$ adds $c_k\\kappa^kN^{1-kq/2}/(1-kq/2)$ and $kq/2=1$ adds $c_k\\kappa^k\\log N$. So $q<2$ is a stretched exponential and $q>2$ converges; $q=2$ is a power law, exactly' },
       { m: 'P_N=\\frac{\\Gamma(N+1+t_1)\\,\\Gamma(N+1+t_2)}{\\Gamma(1+t_1)\\,\\Gamma(1+t_2)\\,\\Gamma(N+1)^2}\\sim e^C N^{A/\\sqrt c},\\qquad t_1+t_2=\\frac{A}{\\sqrt c},\\ t_1t_2=\\frac Bc.' },
       { terms: true, when: 'power' },
-      { p: 'C is certified by the core as the value at infinity of its own route (docs/MATH.md, §4.5 and §6.1), not by summing the series above. The correction states the log N term only for $\\sigma_l^2=l$ exactly; elsewhere these constants are this page’s generalisation.' },
+      { p: 'C is certified by the core as the value at infinity of its own route (docs/MATH.md, §4.5 and §6.1), not by summing the series above. The correction states the log N term only for $\\sigma_l^2=l$ exactly; elsewhere these constants are this page’s generalisation. All of this concerns the paper’s displayed upper product: actual Jacobians could still grow or not.' },
     ],
   },
   eq65: {
@@ -59,6 +59,7 @@ export const PROOFS = {
       { p: 'Since $\\log(1+A/k+B/k^2)=A/k+O(k^{-2})$ and $\\sum k^{-2}<\\infty$,' },
       { m: '\\log\\prod_{k\\le N}\\Bigl(1+\\frac Ak+\\frac B{k^2}\\Bigr)=A\\log N+C+o(1),\\qquad\\text{so the product is }\\Theta(N^{A}).' },
       { p: 'Here $A=\\slot{A}$, $B=\\slot{B}$: the core finds the coefficient $\\slot{hcoef}$ of $\\log N$ and $C=\\slot{hc}$ (in closed form $C=-\\log\\Gamma(1-r_1)-\\log\\Gamma(1-r_2)$, $r_i$ the roots of $z^2+Az+B$); at $N=\\slot{N}$ the log-product is $\\slot{harm}$. It is $\\Theta(L)$ only when $A=1$; Eq. 50’s $\\Theta(L)$ holds only then.', when: 'harmlog' },
+      { p: 'This judges App. A.2’s displayed derivation, not LayerNorm Scaling or Pre-LN training.' },
       { p: 'Here $A=0$: the product converges (only $B/k^2$ is left).', when: 'harmconv' },
     ],
   },
