@@ -68,6 +68,9 @@ const exactish = (x) => (Number.isFinite(x) ? { text: plain(x, 12), lo: x, hi: x
 /** An upper bound, rounded up for display; `lo` is its known lower end when there is one. */
 const upper = (hi, lo = hi) => (Number.isFinite(hi) ? { text: trimZeros(directed(hi, 10, +1)), lo, hi } : none);
 const param = (x) => (Number.isFinite(x) ? { text: paramToken(x), lo: x, hi: x } : none);
+/** A closed-form number: a plain double from today's core, an enclosure {value, lo, hi} from the certified API. */
+const closedValue = (x) => (x && typeof x === 'object' ? enclosed(x) : exactish(x));
+const closedUpper = (x) => (x && typeof x === 'object' ? upper(x.hi, x.lo) : upper(x));
 
 const ok = (r) => (r && r.ok ? r.value : null);
 
@@ -101,17 +104,17 @@ function viewNumbers(state, good) {
     c: param(good.c),
     q: param(good.q),
     N: n === 'inf' ? { text: '∞', lo: Infinity, hi: Infinity } : { text: depthLabel(n), lo: n, hi: n },
-    eps: eq65 ? exactish(eq65.eps) : none,
+    eps: eq65 ? closedValue(eq65.eps) : none,
     qn: enclosed(scaled?.log_product),
     qinf: enclosed(scaled?.limit),
     q1: enclosed(scaled1?.log_product),
     z1: enclosed(closedA?.zeta_bound),
     z2: enclosed(closedB?.zeta_bound),
     zb: enclosed(scaled?.zeta_bound || closed?.zeta_bound),
-    e65n: eq65 ? exactish(eq65.exponent_at_n) : none,
-    e65lim: eq65 ? exactish(eq65.limit) : none,
+    e65n: eq65 && eq65.exponent_at_n != null ? closedValue(eq65.exponent_at_n) : none,
+    e65lim: eq65 ? closedValue(eq65.limit) : none,
     tail: scaled?.tail ? upper(scaled.tail.hi, scaled.tail.lo) : none,
-    ztail: closed && Number.isFinite(closed.zeta_tail_bound) ? upper(closed.zeta_tail_bound) : none,
+    ztail: closed && closed.zeta_tail_bound != null ? closedUpper(closed.zeta_tail_bound) : none,
     pn: enclosed(unscaled?.log_product),
     u1: uPow ? exactish(uPow.coefficient) : none,
     u2: uLog ? exactish(uLog.coefficient) : none,
@@ -127,8 +130,8 @@ function viewNumbers(state, good) {
     q1: power && good.q === 1 && good.a > 0,
     finite: n !== 'inf',
     infinite: n === 'inf',
-    eq65finite: !!eq65 && Number.isFinite(eq65.exponent_at_n),
-    eq65inf: !!eq65 && !Number.isFinite(eq65.exponent_at_n),
+    eq65finite: !!eq65 && eq65.exponent_at_n != null,
+    eq65inf: !!eq65 && eq65.exponent_at_n == null,
     noeq65: power && !eq65,
     eq65c1: !!eq65 && good.c === 1 && !!scaled?.limit,
     eq65cnot1: !!eq65 && good.c !== 1,
