@@ -1,5 +1,5 @@
 // The page loads, runs the wasm core, and shows the correction's two illustration values
-// (MATH.md section 3: A = B = 1, c = 1, q = 1, N = 10^6).
+// (docs/MATH.md, section 3: A = B = 1, c = 1, q = 1, N = 10^6).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { numberIn, startBrowser } from './harness.mjs';

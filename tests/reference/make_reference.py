@@ -9,7 +9,7 @@ Every value is computed by at least two independent routes which must agree to <
 Routes (see README.md for details):
   route1   head sum l < M (mp log1p) + tail sum_k c_k kappa^k [zeta(kp, M) - zeta(kp, N+1)]
            (digamma differences where kp == 1), M chosen so theta = rho kappa M^-p <= 1/4,
-           K chosen so that the MATH.md section 4 truncation bound is < 1e-45.
+           K chosen so that the docs/MATH.md section 4.4 (Lemma 4) truncation bound is < 1e-45.
   em-hyp   Euler-Maclaurin on g itself from J (head sum l < J), exact Taylor coefficients of g at J
            (power-series arithmetic, no numerical differentiation), integral int_J^N g(x) dx in closed
            form through Gauss 2F1 (integration by parts + partial fractions over the roots).
@@ -113,7 +113,7 @@ def hurwitz_zeta(s, a):
     """zeta(s, a) = sum_{n>=0} (a+n)^-s for real s != 1, a > 0: direct sum up to X = a + L >= s + 80,
     then Euler-Maclaurin; for s > 0 the error is below the first omitted term (x^-s is completely
     monotone), which is driven far below the working precision.
-    NOT mpmath.zeta(s, a): at dps 100 it is off by ~5e-12 relative for s = 41, a = 3900 (MATH.md trap)."""
+    NOT mpmath.zeta(s, a): at dps 100 it is off by ~5e-12 relative for s = 41, a = 3900 (docs/MATH.md, section 5.7)."""
     s, a = mpf(s), mpf(a)
     L = max(0, int(mp.ceil(s + 80 - a)))
     hd = mp.fsum((a + n) ** (-s) for n in range(L))
@@ -471,7 +471,7 @@ def run_case(spec):
 
 
 def trap_checks():
-    """MATH.md section 5 traps, re-verified, plus the consistency of the C convention."""
+    """docs/MATH.md section 5.7 traps, re-verified, plus the consistency of the C convention."""
     out = {}
     P = setup('unscaled', 1, 1, 1, 1)
     C, _ = route1(P, 'C')

@@ -16,6 +16,7 @@ import { ListPanel } from './listplot.js';
 import { Share } from './share.js';
 import { Access } from './access.js';
 import { embedded, initEmbed, stripEmbed, syncEmbed } from './embed.js';
+import { Proofs } from './proofs.js'; // the cards' "Why" derivations (proofs owns it)
 
 const statusEl = document.getElementById('status');
 let state;
@@ -66,6 +67,7 @@ const rotation = new RotationPanel(document.querySelector('.rotation-panel'));
 const shareBar = document.querySelector('[data-share-bar]');
 const share = shareBar ? new Share(shareBar, plots.main) : null;
 const access = new Access(plots);
+const proofs = new Proofs(); // the cards' "Why" derivations
 
 function setStatus(text, isError) {
   if (statusEl.textContent !== text) statusEl.textContent = text;
@@ -286,6 +288,7 @@ function draw(res) {
   cards.setStale(stale);
   share?.set(state, good, res);
   access.set(state, good, res);
+  proofs.update(state, good); // the cards' "Why" derivations
   T.push(performance.now());
   stats.drawPhases = T.slice(1).map((t, i) => +(t - T[i]).toFixed(2));
 }

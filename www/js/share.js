@@ -1,6 +1,8 @@
 // Share and export: the toolbar under the main plot. "Copy link" (the state's URL fragment), "Copy as
 // Markdown" (a small table of the certified numbers, the same text as the readouts, with a link back),
-// "Copy LaTeX" (the formulas with those numbers), and downloads of the main plot as PNG / SVG and of its
+// "Copy LaTeX" (the formulas with those numbers, in math delimiters, so the text compiles pasted as is
+// into a document body), "Cite this view" (a BibTeX entry for depthprod with the view's permalink and
+// the two sources), and downloads of the main plot as PNG / SVG and of its
 // series as CSV (export.js). Every number is one the page already shows: the readouts' text
 // (readouts.js readoutItems) or the series the core computed (series.js). Nothing is computed here.
 
@@ -112,7 +114,9 @@ function texParams(state, good) {
 /** The formulas behind the readouts, with their numbers, one equation per line. */
 export function latexFor(state, good, res) {
   const items = readoutItems(state, good, res);
-  const out = [`% depthprod: ${linkFor(state, good)}`, texParams(state, good)];
+  // A comment line, the parameters in \( \), then one display \[ \] per equation: plain LaTeX
+  // (no package needed), so the text compiles pasted as is into a document body.
+  const out = [`% depthprod: ${linkFor(state, good)}`, `Parameters: \\(${texParams(state, good)}\\).`];
   const nTex = texDepth(good.n);
   for (const it of items) {
     let m;
@@ -135,7 +139,36 @@ export function latexFor(state, good, res) {
       out.push(`\\lim_{N\\to\\infty} \\Big[A\\,\\frac{N^{\\varepsilon/2-1} - 1}{\\varepsilon/2 - 1} + B\\,\\frac{N^{\\varepsilon-3} - 1}{\\varepsilon - 3}\\Big] = \\frac{A}{1 - \\varepsilon/2} + \\frac{B}{3 - \\varepsilon} = ${texNum(it.num)}`);
     }
   }
-  return `${out.join('\n')}\n`;
+  return `${out.map((line, i) => (i < 2 ? line : `\\[ ${line} \\]`)).join('\n')}\n`;
+}
+
+const PAPER = 'Sun et al., The Curse of Depth in Large Language Models, arXiv 2502.05795';
+const CORRECTION = "A finite-product correction to LayerNorm Scaling's depth argument (2026)";
+
+/** Braces balanced and BibTeX's special characters escaped in a field's text. */
+const bibText = (s) => String(s).replace(/[{}]/g, '').replace(/([%&#_$])/g, '\\$1');
+
+/**
+ * A BibTeX entry (@misc, which plain BibTeX and biblatex both read) citing depthprod for this view:
+ * the permalink as `url` (verbatim for biblatex) and in `howpublished` (\url, with \# and \%
+ * escaped for BibTeX), the parameters in `note`, with the paper and the correction named.
+ */
+export function bibtexFor(state, good, today = new Date()) {
+  const link = linkFor(state, good);
+  const date = today.toISOString().slice(0, 10);
+  const escapedUrl = link.replace(/[{}]/g, encodeURIComponent).replace(/([#%])/g, '\\$1');
+  const fields = [
+    ['title', "{depthprod}: certified depth products of ``The Curse of Depth'' and its correction"],
+    ['author', '{depthprod contributors}'],
+    ['year', String(today.getUTCFullYear())],
+    ['howpublished', `\\url{${escapedUrl}}`],
+    ['url', link.replace(/[{}]/g, encodeURIComponent)],
+    ['urldate', date],
+    ['note', `Interactive view: \\(${texParams(state, good)}\\). Evaluates the displayed Jacobian upper products of ${bibText(PAPER)}, and ${bibText(CORRECTION)}`],
+  ];
+  const width = Math.max(...fields.map(([k]) => k.length));
+  const body = fields.map(([k, v]) => `  ${k.padEnd(width)} = {${v}}`).join(',\n');
+  return `@misc{depthprod-${date.replace(/-/g, '')},\n${body}\n}\n`;
 }
 
 // ───────────── clipboard ─────────────
@@ -214,6 +247,8 @@ export class Share {
           return this.finish(await copyText(markdownFor(state, good, res)), 'Markdown table copied');
         case 'latex':
           return this.finish(await copyText(latexFor(state, good, res)), 'LaTeX copied');
+        case 'cite':
+          return this.finish(await copyText(bibtexFor(state, good)), 'BibTeX entry copied');
         case 'png': {
           const { blob, width, height } = await figurePng(this.plot, this.caption(), { scale: 2 });
           download(blob, `${FILE_STEM}.png`);

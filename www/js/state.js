@@ -65,7 +65,7 @@ export function cleanMessage(msg) {
 
 // ───────────────────────────── URL fragment ─────────────────────────────
 
-const KNOWN_KEYS = new Set(['a', 'b', 'c', 'q', 'eps', 'n', 'families', 'variance', 'lambda', 'list', 'logy', 'linx', 'zoom']);
+const KNOWN_KEYS = new Set(['a', 'b', 'c', 'q', 'eps', 'n', 'families', 'variance', 'lambda', 'list', 'logy', 'linx', 'zoom', 'why']);
 /** `scaled.eps=0.5`, `unscaled.q=1`, `scaled.c=2`: a family's own power law. */
 const OWN_KEY = /^(unscaled|scaled|harmonic|sqrt-scaled)\.(c|q|eps)$/;
 const MAX_FRAGMENT = 200_000;
@@ -135,6 +135,8 @@ export function parseFragment(hash) {
         else problems.push({ key: 'zoom', message: `depth range “${truncate(value)}” ignored: write zoom=from,to with 1 ≤ from < to` });
         break;
       }
+      case 'why': // which card's "Why" to open: read by proofs.js, not part of the state
+        break;
       case 'eps':
         state.lns = true;
         state.text.eps = value;

@@ -27,7 +27,7 @@ pub fn closed_forms(request: JsValue) -> Result<JsValue, JsError> {
 }
 
 /// `rotation(theta, r, n)` → `{angle, matrix: [m00, m01, m10, m11], norm}`: the product of the
-/// rotations by theta/l^r for l = 1..n (MATH.md section 3, item 5).
+/// rotations by theta/l^r for l = 1..n (docs/MATH.md, section 3.5).
 #[wasm_bindgen]
 pub fn rotation(theta: f64, r: f64, n: f64) -> Result<JsValue, JsError> {
     // Only the conversion to the core's integer types is checked here; the core checks ranges.

@@ -154,7 +154,7 @@ fn core_errors_become_js_errors_with_the_core_message() {
 
 #[wasm_bindgen_test]
 fn evaluate_returns_a_plain_object_of_the_documented_shape() {
-    // Unscaled, A = 0, B = 1, sigma_l^2 = l: P_N = N + 1 exactly (MATH.md section 4).
+    // Unscaled, A = 0, B = 1, sigma_l^2 = l: P_N = N + 1 exactly (docs/MATH.md, section 7).
     let out = api::evaluate(js(
         r#"{"family":"unscaled","a":0,"b":1,"variance":{"kind":"power","c":1,"q":1},"n":1000}"#,
     ))
@@ -198,7 +198,7 @@ fn evaluate_returns_a_plain_object_of_the_documented_shape() {
 
 #[wasm_bindgen_test]
 fn n_accepts_inf_numbers_and_strings() {
-    // Scaled, A = B = 1, c = 1, q = 1: log Q_inf = 2.78049120... (MATH.md section 5).
+    // Scaled, A = B = 1, c = 1, q = 1: log Q_inf = 2.78049120... (docs/MATH.md, section 7).
     for n in [r#""inf""#, r#""infinity""#] {
         let out = api::evaluate(js(&format!(r#"{SCALED},"n":{n}}}"#))).unwrap();
         assert!(
@@ -298,11 +298,16 @@ fn closed_forms_pass_through_the_core_values() {
         get(&out, "exponential_bound").is_null(),
         "no lambda given: {out:?}"
     );
+    assert_eq!(
+        num(&out, "zeta_tail_bound"),
+        depthprod::zeta_tail_bound(1.0, 1.0, 1.0, 1.0, 1e6).unwrap()
+    );
 
     // N = infinity (or no N): Eq. 65 at N is left to its limit.
     for n in [r#","n":"inf""#, ""] {
         let out = api::closed_forms(js(&format!(r#"{{"a":1,"b":1,"c":1,"q":1.5{n}}}"#))).unwrap();
         assert!(get(&out, "eq65.exponent_at_n").is_null(), "{out:?}");
+        assert!(get(&out, "zeta_tail_bound").is_null(), "{out:?}");
         assert_eq!(
             num(&out, "eq65.limit.value"),
             depthprod::eq65_limit(1.0, 1.0, 0.5).unwrap().value

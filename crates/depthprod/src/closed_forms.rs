@@ -1,4 +1,4 @@
-//! The correction's closed forms (MATH.md section 3).
+//! The correction's closed forms (docs/MATH.md, section 3; their evaluation in section 5.6).
 
 use crate::exact::{Exact, Number};
 use crate::params::{AB_RANGE, C_RANGE, LAMBDA_RANGE, Q_RANGE};
@@ -79,6 +79,40 @@ pub(crate) fn zeta_bound_with(
     // 8u covers sqrt, two divisions, two products and the sum (each one rounding, u)
     let err = ka * (z1.radius() + d1) + kb * (z2.radius() + d2) + 8.0 * U * value.abs() + input;
     Ok(Enclosure::with_radius(value, err))
+}
+
+/// Integral-test bound on what the correction's zeta sums still have to add after depth N:
+/// `(A/sqrt c) N^(-q/2)/(q/2) + (B/c) N^(-1-q)/(1+q)`, for N >= 1.
+///
+/// Why it bounds the scaled tail (docs/MATH.md, Lemma 2 and Proposition 2): x^-s is decreasing,
+/// so sum_{l>N} l^-s <= int_N^inf x^-s dx = N^(1-s)/(s-1) for s > 1 (integral test), and with
+/// log(1 + x) <= x every term of the scaled product under sigma_l^2 >= c l^q obeys
+/// g(l) <= (A/sqrt c) l^(-1-q/2) + (B/c) l^(-2-q). For A = B = c = q = 1 this is the correction's
+/// 2/sqrt N + 1/(2 N^2). The result is rounded upward: every operation below is a correctly rounded
+/// one except `powf`, whose error we take as at most 2 ulp, so the total relative rounding is below
+/// 16u and the factor (1 + 32u) keeps the returned number an upper bound.
+pub fn zeta_tail_bound(a: f64, b: f64, c: f64, q: f64, depth: f64) -> Result<f64, Error> {
+    check("A", a, AB_RANGE)?;
+    check("B", b, AB_RANGE)?;
+    check("c", c, C_RANGE)?;
+    check("q", q, Q_RANGE)?;
+    if !depth.is_finite() || depth < 1.0 {
+        return Err(Error::InvalidDepth {
+            text: format!("{depth}"),
+        });
+    }
+    let half_q = 0.5 * q;
+    let first = a / c.sqrt() * depth.powf(-half_q) / half_q;
+    let one_plus_q = 1.0 + q;
+    let second = b / c * depth.powf(-one_plus_q) / one_plus_q;
+    // If 1 + q rounded, the exact exponent differs by at most u (1 + q): N^-(1+q) moves by at most
+    // the relative amount u (1 + q) log N (to first order, hence the 1.01), the divisor by u.
+    let widen = if one_plus_q - 1.0 == q {
+        1.0
+    } else {
+        1.0 + 1.01 * U * one_plus_q * depth.ln() + 2.0 * U
+    };
+    Ok((first + second * widen) * (1.0 + 32.0 * U))
 }
 
 fn check_eps(eps: f64) -> Result<(), Error> {
@@ -233,6 +267,9 @@ pub struct ClosedForms {
     pub eq65: Option<Eq65>,
     /// [`exponential_bound`]; `None` without c and lambda.
     pub exponential_bound: Option<Enclosure>,
+    /// [`zeta_tail_bound`] at the finite depth `n`: an upper bound on what the scaled product's
+    /// log still adds after depth N, rounded upward; `None` without c, q or a finite n.
+    pub zeta_tail_bound: Option<f64>,
     /// Why a closed form that was asked for is missing (each with its reason).
     pub unresolved: Vec<crate::Unresolved>,
 }
@@ -330,10 +367,23 @@ pub fn closed_forms(input: &ClosedFormsInput) -> Result<ClosedForms, Error> {
         )?),
         _ => None,
     };
+    // The decimal inputs enter as their nearest doubles: a relative change of a few u in A, B, c
+    // and in the exponents, which the bound's factor (1 + 32u) over its own 16u rounding covers.
+    let zeta_tail_bound = match (&c, &q, input.n) {
+        (Some(c), Some(q), Some(crate::Depth::Finite(n))) => Some(zeta_tail_bound(
+            a.value,
+            b.value,
+            c.value,
+            q.to_f64(),
+            n as f64,
+        )?),
+        _ => None,
+    };
     Ok(ClosedForms {
         zeta_bound,
         eq65,
         exponential_bound,
+        zeta_tail_bound,
         unresolved,
     })
 }
@@ -369,6 +419,28 @@ mod tests {
         assert!(lim - prev < 1e-4);
         assert!(eq65_limit(1.0, 1.0, 2.0).is_err());
         assert!(eq65_exponent(1.0, 1.0, 0.5, 0.0).is_err());
+    }
+
+    #[test]
+    fn zeta_tail_bound_is_the_corrections_bound_at_q1() {
+        // 2/sqrt N + 1/(2 N^2) for A = B = c = q = 1, and an upper bound on the exact zeta tails
+        for n in [1.0, 10.0, 1e6, 1e12] {
+            let t = zeta_tail_bound(1.0, 1.0, 1.0, 1.0, n).unwrap();
+            let want = 2.0 / f64::sqrt(n) + 0.5 / (n * n);
+            assert!(
+                t >= want && t <= want * (1.0 + 1e-14),
+                "N = {n}: {t} vs {want}"
+            );
+        }
+        // sum_{l>10} l^-1.5 + l^-3 = (zeta(1.5) - H_10^(1.5)) + (zeta(3) - H_10^(3)) < bound
+        let direct: f64 = (1..=10)
+            .map(|l| (l as f64).powf(-1.5) + (l as f64).powi(-3))
+            .sum();
+        let exact = 2.612_375_348_685_488_3 + 1.202_056_903_159_594_3 - direct;
+        let bound = zeta_tail_bound(1.0, 1.0, 1.0, 1.0, 10.0).unwrap();
+        assert!(exact < bound && bound < 1.2 * exact, "{exact} vs {bound}");
+        assert!(zeta_tail_bound(1.0, 1.0, 1.0, 1.0, 0.5).is_err());
+        assert!(zeta_tail_bound(1.0, 1.0, 0.0, 1.0, 10.0).is_err());
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Euler-Maclaurin applied to g itself, for the middle range [L0, M) where the power series of
-//! log(1 + A x + B x^2) does not converge yet (small p or large A kappa: MATH.md section 4's hard
+//! log(1 + A x + B x^2) does not converge yet (small p or large A kappa: docs/MATH.md, section 4.3's hard
 //! corner).
 //!
 //! For integers a < b (half-open):

@@ -32,7 +32,7 @@ mod sum;
 mod zeta;
 
 pub use closed_forms::{
-    closed_forms, eq65_exponent, eq65_limit, exponential_bound, zeta_bound, ClosedForms,
+    closed_forms, eq65_exponent, eq65_limit, exponential_bound, zeta_bound, zeta_tail_bound, ClosedForms,
     ClosedFormsInput, Eq65,
 };
 pub use enclosure::{

@@ -23,7 +23,7 @@ pub const MAX_DEPTH: u64 = 1_000_000_000_000_000_000;
 /// keeps a few plans).
 pub const MAX_LIST_LEN: usize = 100_000;
 
-/// Which of the paper's products (MATH.md section 2). Each is prod_{l<=N} (1 + A a_l + B a_l^2).
+/// Which of the paper's products (docs/MATH.md, section 2). Each is prod_{l<=N} (1 + A a_l + B a_l^2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
@@ -86,7 +86,7 @@ impl FromStr for Family {
     }
 }
 
-/// The residual-stream variance sigma_l^2 (MATH.md section 1).
+/// The residual-stream variance sigma_l^2 (docs/MATH.md, section 2).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "kebab-case"))]

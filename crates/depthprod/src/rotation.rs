@@ -1,4 +1,4 @@
-//! MATH.md section 3.5: bounded product norms do not imply convergence. The product of
+//! docs/MATH.md, section 3.5: bounded product norms do not imply convergence. The product of
 //! rotations by theta/l^r, l = 1..N, is the rotation by theta sum_{l<=N} l^-r: norm 1 for every N,
 //! factors tending to the identity when r > 0, yet for r <= 1 the angle never settles.
 

@@ -1,4 +1,4 @@
-//! Exact identities and closed forms (MATH.md section 4).
+//! Exact identities and closed forms (docs/MATH.md, section 7).
 
 use depthprod::{eq65_limit, exponential_bound, Depth, Family, Limit, Params, Plan, Variance};
 
@@ -213,7 +213,7 @@ fn measured_list() {
 
 #[test]
 fn eq65_limit_is_not_the_true_limit() {
-    // MATH.md: Eq. 65's limit drops the l = 1 term, so it sits below log Q_inf (seed, eps = 1).
+    // docs/MATH.md, section 3.2: Eq. 65's limit drops the l = 1 term, so it sits below log Q_inf (seed, eps = 1).
     let plan = Plan::new(&Params::power(Family::Scaled, 1.0, 1.0, 1.0, 1.0)).unwrap();
     let Limit::Finite { log_limit } = plan.limit().unwrap() else {
         panic!()
@@ -221,4 +221,34 @@ fn eq65_limit_is_not_the_true_limit() {
     let eq65 = eq65_limit(1.0, 1.0, 1.0).unwrap();
     assert!(eq65.contains(2.5) && eq65.width() < 1e-14, "{eq65:?}");
     assert!(eq65.hi < log_limit.lo);
+}
+
+#[test]
+fn zeta_tail_bound_covers_the_certified_tail() {
+    // docs/MATH.md, Proposition 2: sum_{l>N} g(l) <= (A/sqrt c) N^(-q/2)/(q/2) + (B/c) N^(-1-q)/(1+q),
+    // and for large N the bound is tight to first order (the tail is ~ the A term's integral).
+    for (a, b, c, q) in [
+        (1.0, 1.0, 1.0, 1.0),
+        (2.0, 0.5, 1.0, 1.5),
+        (7.0, 0.3, 0.02, 0.5),
+        (0.5, 40.0, 300.0, 3.0),
+        (100.0, 100.0, 1e-3, 0.05),
+    ] {
+        let plan = Plan::new(&Params::power(Family::Scaled, a, b, c, q)).unwrap();
+        for n in [1u64, 10, 1000, 1_000_000, 1_000_000_000_000] {
+            let tail = plan.tail(n).unwrap().unwrap();
+            let bound = depthprod::zeta_tail_bound(a, b, c, q, n as f64).unwrap();
+            assert!(
+                tail.hi <= bound,
+                "A={a} B={b} c={c} q={q} N={n}: tail {tail:?} above {bound}"
+            );
+        }
+        let n = 1e12;
+        let tail = plan.tail(n as u64).unwrap().unwrap();
+        let bound = depthprod::zeta_tail_bound(a, b, c, q, n).unwrap();
+        assert!(
+            bound <= tail.lo * 1.01,
+            "A={a} B={b} c={c} q={q}: bound {bound} not tight against {tail:?} at N = 1e12"
+        );
+    }
 }

@@ -12,7 +12,7 @@
 //!
 //! M is where theta = rho kappa M^-p <= 1/4, so the k-series converges geometrically; the
 //! series is cut at K terms with the bound (2/(K+1)) (1 + M/((K+1)p - 1)) theta^(K+1)/(1 - theta)
-//! (MATH.md section 4). Z is the Hurwitz zeta of [`crate::zeta`]. Letting N -> infinity gives
+//! (docs/MATH.md, section 4.4, Lemma 4). Z is the Hurwitz zeta of [`crate::zeta`]. Letting N -> infinity gives
 //! V = head + middle + sum_k c_k kappa^k Z(kp, M): the limit when the product converges, and
 //! the constant C when it diverges, with leading terms c_k kappa^k N^(1-kp)/(1-kp) (kp < 1) and
 //! c_k kappa^k log N (kp = 1).
