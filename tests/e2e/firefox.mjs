@@ -409,11 +409,12 @@ export class FirefoxPage extends FrameLike {
 
   /**
    * console messages come with Playwright's type names ('warning', not 'warn'). Firefox reports a
-   * CSP violation as a page error "Content-Security-Policy: …"; Chromium logs it to the console,
+   * CSP violation or a CORS refusal as a page error; Chromium logs them to the console,
    * so here it goes to the console handlers as an error (and allowConsole applies alike).
    */
   on(event, handler) {
-    const isCsp = (err) => /^Content[- ]Security[- ]Policy/i.test(err?.message ?? '');
+    // The browser's own security messages (CSP, CORS), not exceptions thrown by page code.
+    const isCsp = (err) => /^(Content[- ]Security[- ]Policy|Cross-Origin Request Blocked|Loading (module|failed for the module)|The resource from)/i.test(err?.message ?? '');
     if (event === 'console') {
       this._t.on('console', (msg) => handler({
         type: () => (msg.type() === 'warn' ? 'warning' : msg.type()),

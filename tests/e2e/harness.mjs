@@ -103,9 +103,10 @@ export async function startBrowser({ root = process.env.E2E_ROOT || DEFAULT_ROOT
      * `viewport`: {width, height} (default 1280x900); `context`: more Playwright context options
      * (e.g. `{ hasTouch: true, isMobile: true }`, `{ colorScheme: 'dark' }`, `{ permissions: [...] }`);
      * `file`: a file:// URL this page may also load (its fragment aside), e.g. the offline bundle;
-     * `offline`: true puts the context offline (`context.setOffline(true)`).
+     * `offline`: true puts the context offline (`context.setOffline(true)`);
+     * `allowOrigins`: more origins (e.g. a test's own servers) the page may load from.
      */
-    async page(t, { allowConsole = [], viewport = { width: 1280, height: 900 }, context: contextOptions = {}, file = null, offline = false } = {}) {
+    async page(t, { allowConsole = [], viewport = { width: 1280, height: 900 }, context: contextOptions = {}, file = null, offline = false, allowOrigins = [] } = {}) {
       const context = await browser.newContext({ viewport, serviceWorkers: 'block', ...contextOptions });
       if (offline) await context.setOffline(true);
       const offOrigin = [];
@@ -113,7 +114,7 @@ export async function startBrowser({ root = process.env.E2E_ROOT || DEFAULT_ROOT
       // URLs, which never hit the network) may load.
       await context.route('**/*', (route) => {
         const url = route.request().url();
-        if (url.startsWith('data:') || url.startsWith('blob:') || new URL(url).origin === origin || (file && url.split('#')[0] === file.split('#')[0])) {
+        if (url.startsWith('data:') || url.startsWith('blob:') || [origin, ...allowOrigins].includes(new URL(url).origin) || (file && url.split('#')[0] === file.split('#')[0])) {
           return route.continue();
         }
         offOrigin.push(url);
@@ -219,7 +220,7 @@ async function startFirefox({ root }) {
     browserName: 'firefox',
 
     /** As Chromium's `page(t, options)`; `context` may hold colorScheme, deviceScaleFactor, hasTouch, isMobile, permissions. */
-    async page(t, { allowConsole = [], viewport = { width: 1280, height: 900 }, context: contextOptions = {}, file = null, offline = false } = {}) {
+    async page(t, { allowConsole = [], viewport = { width: 1280, height: 900 }, context: contextOptions = {}, file = null, offline = false, allowOrigins = [] } = {}) {
       // isMobile and permissions need nothing in Firefox: the layout is the same (the viewport
       // decides it) and the profile allows the async clipboard (firefox.mjs).
       const { colorScheme = 'light', deviceScaleFactor = 1, hasTouch = false, isMobile = false, permissions = [], ...other } = contextOptions;
@@ -244,7 +245,7 @@ async function startFirefox({ root }) {
         if (req.isInterceptResolutionHandled()) return;
         const url = req.url();
         const isFile = file && url.split('#')[0] === file.split('#')[0];
-        const sameOrigin = url.startsWith('http') && new URL(url).origin === origin;
+        const sameOrigin = url.startsWith('http') && [origin, ...allowOrigins].includes(new URL(url).origin);
         if (url.startsWith('data:') || url.startsWith('blob:') || isFile || (sameOrigin && !abortAll)) {
           req.continue().catch(() => {});
           return;
