@@ -204,6 +204,15 @@ const cornerColour = (page) =>
     return [...ctx.getImageData(0, 0, 1, 1).data.slice(0, 3)];
   });
 
+/** Waits (up to 5 s) for the repaint to reach `rgb`; a loaded machine takes longer than a fixed pause. */
+async function untilCorner(page, rgb) {
+  const started = Date.now();
+  while (Date.now() - started < 5000) {
+    if ((await cornerColour(page)).join() === rgb.join()) return;
+    await page.waitForTimeout(50);
+  }
+}
+
 // Chromium only: it switches the page to print media while it runs (Playwright's emulateMedia, a
 // DevTools-protocol feature); WebDriver BiDi in Firefox ESR has no media-type emulation.
 test('print: plots and numbers, no controls, a light palette even from the dark theme', { ...T, browsers: ['chromium'] }, async (t) => {
@@ -211,7 +220,7 @@ test('print: plots and numbers, no controls, a light palette even from the dark 
   await numberIn(page, sel('log-product-unscaled'));
   assert.deepEqual(await cornerColour(page), [23, 26, 32], 'dark plot background on screen');
   await page.emulateMedia({ media: 'print' });
-  await page.waitForTimeout(300);
+  await untilCorner(page, [255, 255, 255]);
   assert.deepEqual(await cornerColour(page), [255, 255, 255], 'the plots repaint light for print');
   const vis = await page.evaluate(() => {
     const shown = (q) => {
@@ -236,7 +245,7 @@ test('print: plots and numbers, no controls, a light palette even from the dark 
   assert.deepEqual(vis, { controls: false, toolbar: false, presets: false, plot: true, remainder: true, readout: true, cards: true, rotationPlot: true, rotPlay: false, bg: 'rgb(255, 255, 255)' });
   await session.screenshot(page, 'print-view');
   await page.emulateMedia({ media: 'screen' });
-  await page.waitForTimeout(300);
+  await untilCorner(page, [23, 26, 32]);
   assert.deepEqual(await cornerColour(page), [23, 26, 32], 'and dark again after printing');
 });
 
