@@ -99,8 +99,18 @@ class FrameLike {
     return this._t.evaluate(fn, arg);
   }
 
-  waitForFunction(fn, arg, { timeout = 30_000 } = {}) {
-    return this._t.waitForFunction(fn, { timeout, polling: 'raf' }, arg);
+  async waitForFunction(fn, arg, { timeout = 30_000 } = {}) {
+    if (this._owner === this) return this._t.waitForFunction(fn, { timeout, polling: 'raf' }, arg);
+    // A child frame: puppeteer's wait stays bound to the document it started in, so one begun
+    // before the iframe navigated (about:blank → the explorer) would never see the page. Poll
+    // with evaluate, which follows the frame's current document.
+    const started = Date.now();
+    for (;;) {
+      const value = await this._t.evaluate(fn, arg).catch(() => undefined);
+      if (value) return { jsonValue: async () => value };
+      if (Date.now() - started > timeout) throw new Error(`waitForFunction in a frame: ${timeout} ms exceeded`);
+      await sleep(50);
+    }
   }
 
   $eval(selector, fn, arg) {
