@@ -100,13 +100,15 @@ class FrameLike {
   }
 
   async waitForFunction(fn, arg, { timeout = 30_000 } = {}) {
-    if (this._owner === this) return this._t.waitForFunction(fn, { timeout, polling: 'raf' }, arg);
+    if (this._isPage) return this._t.waitForFunction(fn, { timeout, polling: 'raf' }, arg);
     // A child frame: puppeteer's wait stays bound to the document it started in, so one begun
     // before the iframe navigated (about:blank → the explorer) would never see the page. Poll
     // with evaluate, which follows the frame's current document.
+    // (A DOM node does not serialize: it counts as true, as a truthy handle does in Playwright.)
+    const probe = new Function('arg', `return Promise.resolve((${fn.toString()})(arg)).then((v) => (typeof Node !== 'undefined' && v instanceof Node ? true : v));`);
     const started = Date.now();
     for (;;) {
-      const value = await this._t.evaluate(fn, arg).catch(() => undefined);
+      const value = await this._t.evaluate(probe, arg).catch(() => undefined);
       if (value) return { jsonValue: async () => value };
       if (Date.now() - started > timeout) throw new Error(`waitForFunction in a frame: ${timeout} ms exceeded`);
       await sleep(50);
@@ -340,6 +342,7 @@ function chordKeyboard(kb) {
 export class FirefoxPage extends FrameLike {
   constructor(page, viewport) {
     super(page);
+    this._isPage = true;
     this._frames = new WeakMap();
     this._viewport = viewport;
     this.keyboard = chordKeyboard(page.keyboard);
