@@ -6,7 +6,8 @@
 //   - wasm-bindgen-cli at exactly the wasm-bindgen  (cargo install; wasm-bindgen refuses to
 //     version in Cargo.lock                          process a module built by another version)
 //   - node_modules as locked in package-lock.json    (npm ci)
-//   - with --test: Debian's chromium and a font     (apt-get, when root; else says what to install)
+//   - with --test: Debian's chromium, firefox-esr,  (apt-get, when root, only what is missing;
+//     hugo (the blog-engine test) and a font          else says what to install)
 //
 //   node scripts/setup.mjs          for building
 //   node scripts/setup.mjs --test   for testing too
@@ -22,6 +23,8 @@ const args = new Set(process.argv.slice(2));
 const forTests = args.has('--test');
 const WASM_TARGET = 'wasm32-unknown-unknown';
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const FIREFOX = process.env.FIREFOX_PATH || '/usr/bin/firefox-esr';
+const HUGO = process.env.HUGO_PATH || '/usr/bin/hugo';
 const FONT_DIR = '/usr/share/fonts/truetype/dejavu';
 
 // cargo install puts binaries in $CARGO_HOME/bin; make sure this process (and its children) see them.
@@ -115,25 +118,32 @@ function aptInstall(packages, why) {
   const isRoot = process.getuid?.() === 0;
   if (!isRoot || output('apt-get', ['--version']) === null) {
     fail(`${why}. Install it, e.g. \`sudo apt-get install ${packages.join(' ')}\` on Debian/Ubuntu, ` +
-      'or set CHROMIUM_PATH to a Chromium or Chrome binary.');
+      'or set CHROMIUM_PATH / FIREFOX_PATH / HUGO_PATH to where they are.');
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update'], { env });
   run('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { env });
 }
 
-function browser() {
-  const missing = [];
-  if (!existsSync(CHROMIUM)) missing.push('chromium');
-  if (!existsSync(FONT_DIR)) missing.push('fonts-dejavu-core');
-  if (missing.length === 0) return say(`chromium (${CHROMIUM}) and fonts: present`);
-  aptInstall(missing, `the browser tests need ${missing.join(' and ')} (${CHROMIUM}, ${FONT_DIR})`);
-  if (!existsSync(CHROMIUM)) fail(`${CHROMIUM} is still missing after installing chromium`);
+/** The browsers (the e2e suites run in Chromium and Firefox ESR), Hugo and a font. */
+function browsers() {
+  const wanted = [
+    ['chromium', CHROMIUM],
+    ['firefox-esr', FIREFOX],
+    ['hugo', HUGO],
+    ['fonts-dejavu-core', FONT_DIR],
+  ];
+  const missing = wanted.filter(([, path]) => !existsSync(path));
+  if (missing.length === 0) return say(`chromium, firefox-esr, hugo and fonts: present (${wanted.map(([, p]) => p).join(', ')})`);
+  aptInstall(missing.map(([pkg]) => pkg), `the browser tests need ${missing.map(([pkg, path]) => `${pkg} (${path})`).join(', ')}`);
+  for (const [pkg, path] of missing) {
+    if (!existsSync(path)) fail(`${path} is still missing after installing ${pkg}`);
+  }
 }
 
 const started = Date.now();
 rustTarget();
 wasmBindgenCli();
 nodeModules();
-if (forTests) browser();
+if (forTests) browsers();
 say(`ready (${((Date.now() - started) / 1000).toFixed(1)} s)`);

@@ -3,14 +3,10 @@
 // (settled announcements, hidden data tables of the plots), print, and touch on a 360 px phone.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { numberIn, startBrowser } from './harness.mjs';
+import { browsers, numberIn } from './harness.mjs';
 
-let session;
-before(async () => {
-  session = await startBrowser();
-});
-after(() => session?.close());
+// Each test runs in Chromium and in Firefox ("[chromium] …", "[firefox] …").
+const { test, session } = browsers();
 
 const T = { timeout: 180_000 };
 const sel = (id) => `[data-testid="${id}"]`;
@@ -81,7 +77,9 @@ test('keyboard: tab order reaches every control, focus is visible, sliders step 
     await page.keyboard.press('Tab');
     const f = await page.evaluate(() => {
       const el = document.activeElement;
-      if (!el || el === document.body) return null;
+      // Past the last control Tab may leave the document for the browser's own UI (Firefox):
+      // activeElement then still names the last element, but nothing in the page has focus.
+      if (!el || el === document.body || !el.matches(':focus')) return null;
       const cs = getComputedStyle(el);
       return { id: el.dataset.testid || el.id || el.className || el.tagName, outline: cs.outlineStyle, width: parseFloat(cs.outlineWidth) };
     });
@@ -210,12 +208,23 @@ const cornerColour = (page) =>
     return [...ctx.getImageData(0, 0, 1, 1).data.slice(0, 3)];
   });
 
-test('print: plots and numbers, no controls, a light palette even from the dark theme', T, async (t) => {
+/** Waits (up to 5 s) for the repaint to reach `rgb`; a loaded machine takes longer than a fixed pause. */
+async function untilCorner(page, rgb) {
+  const started = Date.now();
+  while (Date.now() - started < 5000) {
+    if ((await cornerColour(page)).join() === rgb.join()) return;
+    await page.waitForTimeout(50);
+  }
+}
+
+// Chromium only: it switches the page to print media while it runs (Playwright's emulateMedia, a
+// DevTools-protocol feature); WebDriver BiDi in Firefox ESR has no media-type emulation.
+test('print: plots and numbers, no controls, a light palette even from the dark theme', { ...T, browsers: ['chromium'] }, async (t) => {
   const page = await open(t, '', { context: { colorScheme: 'dark' } });
   await numberIn(page, sel('log-product-unscaled'));
   assert.deepEqual(await cornerColour(page), [23, 26, 32], 'dark plot background on screen');
   await page.emulateMedia({ media: 'print' });
-  await page.waitForTimeout(300);
+  await untilCorner(page, [255, 255, 255]);
   assert.deepEqual(await cornerColour(page), [255, 255, 255], 'the plots repaint light for print');
   const vis = await page.evaluate(() => {
     const shown = (q) => {
@@ -240,7 +249,7 @@ test('print: plots and numbers, no controls, a light palette even from the dark 
   assert.deepEqual(vis, { controls: false, toolbar: false, presets: false, plot: true, remainder: true, readout: true, cards: true, rotationPlot: true, rotPlay: false, bg: 'rgb(255, 255, 255)' });
   await session.screenshot(page, 'print-view');
   await page.emulateMedia({ media: 'screen' });
-  await page.waitForTimeout(300);
+  await untilCorner(page, [23, 26, 32]);
   assert.deepEqual(await cornerColour(page), [23, 26, 32], 'and dark again after printing');
 });
 

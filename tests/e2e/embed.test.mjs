@@ -1,15 +1,11 @@
 // Embed mode (#…&embed=1) at 600 × 400, the "Copy embed code" snippet, the iframe example and the
 // <depthprod-plot> custom element.
 
-import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { numberIn, startBrowser } from './harness.mjs';
+import { browsers, numberIn } from './harness.mjs';
 
-let session;
-before(async () => {
-  session = await startBrowser();
-});
-after(() => session?.close());
+// Each test runs in Chromium and in Firefox ("[chromium] …", "[firefox] …").
+const { test, session } = browsers();
 
 const EMBED = '#families=unscaled,scaled&a=1&b=1&c=1&q=1&n=1e6&embed=1';
 

@@ -2,14 +2,10 @@
 // bad input, measured lists, crosshair, responsiveness. Uses the shared harness, which fails a test
 // on any off-origin request, console error/warning or uncaught exception, and saves a screenshot.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { numberIn, startBrowser } from './harness.mjs';
+import { browsers, numberIn } from './harness.mjs';
 
-let session;
-before(async () => {
-  session = await startBrowser();
-});
-after(() => session?.close());
+// Each test runs in Chromium and in Firefox ("[chromium] …", "[firefox] …").
+const { test, session } = browsers();
 
 const T = { timeout: 120_000 };
 const sel = (id) => `[data-testid="${id}"]`;

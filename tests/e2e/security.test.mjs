@@ -6,14 +6,11 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { numberIn, startBrowser } from './harness.mjs';
+import { test as plainTest } from 'node:test';
+import { browsers, numberIn } from './harness.mjs';
 
-let session;
-before(async () => {
-  session = await startBrowser();
-});
-after(() => session?.close());
+// Each test runs in Chromium and in Firefox ("[chromium] …", "[firefox] …").
+const { test, session } = browsers();
 
 const T = { timeout: 180_000 };
 const sel = (id) => `[data-testid="${id}"]`;
@@ -138,7 +135,8 @@ test('pasted lists and typed values are text, never markup', T, async (t) => {
   await assertInert(page, 'after an export');
 });
 
-test('the site needs no inline script, style or handler (the CSP forbids them) and writes no HTML', () => {
+// A static check of the sources: no browser, so it runs once.
+plainTest('the site needs no inline script, style or handler (the CSP forbids them) and writes no HTML', () => {
   const html = readFileSync(join(WWW, 'index.html'), 'utf8');
   const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html);
   assert.ok(csp, 'index.html has a CSP meta tag');

@@ -1,14 +1,10 @@
 // The page loads, runs the wasm core, and shows the correction's two illustration values
 // (docs/MATH.md, section 3: A = B = 1, c = 1, q = 1, N = 10^6).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { numberIn, startBrowser } from './harness.mjs';
+import { browsers, numberIn } from './harness.mjs';
 
-let session;
-before(async () => {
-  session = await startBrowser();
-});
-after(() => session?.close());
+// Each test runs in Chromium and in Firefox ("[chromium] …", "[firefox] …").
+const { test, session } = browsers();
 
 test('default page shows the correction values', { timeout: 90_000 }, async (t) => {
   const page = await session.page(t);

@@ -1,20 +1,126 @@
 // The only door to the WebAssembly core. Every number the page shows comes through here.
-// Calls never throw: each returns { ok: true, value } or { ok: false, error: message }.
+// Calls never throw: each returns { ok: true, value } or { ok: false, error: message }. When the
+// core cannot load, initCore() says why in one sentence a host author can act on.
 
 let wasm = null;
 let initError = null;
+let initNotice = null;
 
-/** Loads ../pkg/depthprod_wasm.js and instantiates it. Resolves to null or an error message. */
+// Both URLs are relative to this file, not to the page, so the core loads from any host page (an
+// iframe, a blog post using <depthprod-plot>, a site under a sub-path). The import specifier stays
+// a literal: scripts/bundle.mjs swaps it for the glue with the wasm inlined.
+const WASM_PATH = '../pkg/depthprod_wasm_bg.wasm';
+const GLUE_PATH = '../pkg/depthprod_wasm.js';
+
+/**
+ * Loads ../pkg/depthprod_wasm.js and instantiates the wasm. Resolves to null, or to one sentence
+ * that says what went wrong and how the host author fixes it (see docs/EMBED.md).
+ * A wasm served with the wrong MIME type still loads (from its bytes); `coreNotice()` says so.
+ */
 export async function initCore() {
+  const violations = [];
+  const onViolation = (e) => violations.push({ directive: e.effectiveDirective || e.violatedDirective || '', blocked: e.blockedURI || '' });
+  document.addEventListener('securitypolicyviolation', onViolation);
   try {
-    const mod = await import('../pkg/depthprod_wasm.js');
-    await mod.default();
+    let mod;
+    try {
+      mod = await import('../pkg/depthprod_wasm.js');
+    } catch (e) {
+      initError = await explainFetchFailure(GLUE_PATH, violations, e);
+      return initError;
+    }
+    // The single-file bundle has no URL of its own: its init() takes the inlined bytes.
+    const here = import.meta.url;
+    if (!/^(https?|file):/.test(here)) {
+      await mod.default();
+    } else {
+      const url = new URL(WASM_PATH, here).href;
+      let res;
+      try {
+        res = await fetch(url);
+      } catch (e) {
+        initError = await explainFetchFailure(WASM_PATH, violations, e);
+        return initError;
+      }
+      if (!res.ok) {
+        initError = notFound(url, res.status);
+        return initError;
+      }
+      const type = (res.headers.get('content-type') || '').split(';')[0].trim();
+      try {
+        if (type === 'application/wasm') {
+          await mod.default({ module_or_path: res });
+        } else {
+          // instantiateStreaming refuses other types; compiling from the bytes works everywhere.
+          await mod.default({ module_or_path: await res.arrayBuffer() });
+          initNotice = `${url} was served as “${type || 'no type'}” instead of application/wasm, so it was compiled from its bytes (slower): configure the server to send application/wasm for .wasm files.`;
+        }
+      } catch (e) {
+        initError = isWasmCspBlock(e, violations)
+          ? 'This page’s Content-Security-Policy blocks WebAssembly: add \'wasm-unsafe-eval\' to its script-src (see docs/EMBED.md).'
+          : `The WebAssembly core could not be started (${messageOf(e)}).`;
+        return initError;
+      }
+    }
     wasm = mod;
     return null;
   } catch (e) {
-    initError = `The WebAssembly core could not be loaded (${messageOf(e)}). Run “npm run build” to produce www/pkg.`;
+    initError = `The WebAssembly core could not be loaded (${messageOf(e)}).`;
     return initError;
+  } finally {
+    document.removeEventListener('securitypolicyviolation', onViolation);
   }
+}
+
+/** A second sentence for a core that loaded in a degraded way (wrong MIME type), or null. */
+export const coreNotice = () => initNotice;
+
+function isWasmCspBlock(e, violations) {
+  if (violations.some((v) => /^script-src/.test(v.directive) && /wasm-eval|^eval$|^$/.test(v.blocked))) return true;
+  return /Content.Security.Policy|wasm-unsafe-eval|unsafe-eval|blocked by CSP/i.test(messageOf(e));
+}
+
+function notFound(url, status) {
+  return status === 404
+    ? `${url} was not found (HTTP 404): publish www/pkg/ beside www/js/ (run “npm run build” to produce it), and if the site lives under a sub-path make sure the script’s URL includes it.`
+    : `${url} could not be loaded (HTTP ${status}).`;
+}
+
+/**
+ * Why a request for `path` (relative to this file) failed: a CSP connect-src / script-src block,
+ * a cross-origin answer without CORS headers, an HTTP error (404: the URL it tried), or no server.
+ */
+async function explainFetchFailure(path, violations, err) {
+  const url = new URL(path, import.meta.url).href;
+  const { origin } = new URL(url);
+  // The violation event is queued as a task: give it a moment to arrive.
+  await new Promise((r) => setTimeout(r, 0));
+  const blocked = violations.find((v) => v.blocked && url.startsWith(v.blocked.replace(/\/$/, '')) || v.blocked === origin);
+  if (blocked && /^connect-src|^default-src/.test(blocked.directive)) {
+    return `This page’s Content-Security-Policy does not allow fetching ${url}: add ${origin === location.origin ? "'self'" : origin} to its connect-src (see docs/EMBED.md).`;
+  }
+  if (blocked && /^script-src/.test(blocked.directive)) {
+    return `This page’s Content-Security-Policy does not allow the script ${url}: add ${origin === location.origin ? "'self'" : origin} to its script-src (see docs/EMBED.md).`;
+  }
+  let res = null;
+  try {
+    res = await fetch(url, { method: 'HEAD', cache: 'no-store' });
+  } catch {
+    res = null;
+  }
+  if (res && !res.ok) return notFound(url, res.status);
+  if (origin !== location.origin) {
+    // A cross-origin fetch that fails while the server is there is a missing CORS header.
+    let reachable = false;
+    try {
+      await fetch(url, { method: 'HEAD', mode: 'no-cors', cache: 'no-store' });
+      reachable = true;
+    } catch {
+      reachable = false;
+    }
+    if (reachable) return `${origin} did not allow this page (${location.origin}) to load ${url}: its server must send Access-Control-Allow-Origin for depthprod’s files (see docs/EMBED.md).`;
+  }
+  return `The WebAssembly core could not be loaded from ${url} (${messageOf(err)}).`;
 }
 
 export const coreReady = () => wasm !== null;

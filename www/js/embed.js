@@ -72,7 +72,7 @@ export function embedCode(frag) {
   const src = pageUrl(`${body}${body ? '&' : ''}embed=1`);
   const what = describe(frag);
   const title = `depthprod: certified depth products of “The Curse of Depth”${what ? ` (${what})` : ''}`;
-  return `<iframe src="${attr(src)}" title="${attr(title)}" width="600" height="400" loading="lazy" style="border:0;max-width:100%"></iframe>`;
+  return `<iframe src="${attr(src)}" title="${attr(title)}" width="600" height="400" loading="lazy" class="depthprod-embed"></iframe>`;
 }
 
 /** Keeps the links that carry the state current; main.js calls it after every update. */

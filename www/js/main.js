@@ -2,7 +2,7 @@
 // Input events are coalesced to one update per animation frame.
 
 import * as core from './core.js';
-import { initCore, coreReady } from './core.js';
+import { initCore, coreNotice, coreReady } from './core.js';
 import { parseFragment, serialize, validate, initialGood, FIELDS } from './state.js';
 import { Controls } from './controls.js';
 import { Plot, refreshTheme } from './plot.js';
@@ -70,6 +70,9 @@ const access = new Access(plots);
 const proofs = new Proofs(); // the cards' "Why" derivations
 
 function setStatus(text, isError) {
+  // A core loaded the slow way (wasm served with the wrong MIME type) keeps saying how to fix it.
+  const notice = isError ? null : coreNotice();
+  if (notice) text = `${notice} ${text}`;
   if (statusEl.textContent !== text) statusEl.textContent = text;
   statusEl.classList.toggle('is-error', !!isError);
 }

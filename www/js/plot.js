@@ -9,9 +9,14 @@ import { plain, depthLabel } from './format.js';
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const theme = { ready: false };
 
-/** Reads the palette from CSS custom properties (light or dark). */
-export function refreshTheme() {
-  const cs = getComputedStyle(document.documentElement);
+// Where the palette's custom properties are read: the page's root, or the box inside a
+// <depthprod-plot> shadow root (which the page's CSS does not reach).
+let themeSource = null;
+
+/** Reads the palette from CSS custom properties (light or dark) on `source` (default: the page). */
+export function refreshTheme(source = document.documentElement) {
+  themeSource = source;
+  const cs = getComputedStyle(source);
   const get = (name) => cs.getPropertyValue(name).trim();
   for (const key of ['bg', 'panel', 'ink', 'ink-2', 'ink-3', 'rule', 'grid', 'axis', 'plot-bg', 'font', 'mono', 'accent']) theme[key] = get(`--${key}`);
   theme.ready = true;
@@ -24,7 +29,7 @@ export function colour(c) {
   if (!c.startsWith('--')) return c;
   let v = colourCache.get(c);
   if (v === undefined) {
-    v = getComputedStyle(document.documentElement).getPropertyValue(c).trim() || theme.ink;
+    v = getComputedStyle(themeSource ?? document.documentElement).getPropertyValue(c).trim() || theme.ink;
     colourCache.set(c, v);
   }
   return v;
