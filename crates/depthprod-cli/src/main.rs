@@ -2,6 +2,7 @@
 //! arguments, call `depthprod`, print a table or JSON. No mathematics lives here.
 
 mod json;
+mod lab;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use depthprod::{
@@ -71,6 +72,8 @@ enum Command {
         lambda: f64,
     },
     /// Product of rotations by theta/l^r, l = 1..N: norm 1, yet the angle need not converge.
+    /// The network lab: measure a LLaMA-style stack's Jacobians beside the bound (see README).
+    Lab(Box<lab::LabArgs>),
     Rotation {
         #[arg(long, default_value_t = 0.5)]
         theta: f64,
@@ -218,6 +221,7 @@ fn main() -> ExitCode {
             lambda,
         } => closed_forms(a, b, c, q, &n, lambda),
         Command::Rotation { theta, r, n } => rotation(theta, r, &n),
+        Command::Lab(args) => lab::run(&args),
     };
     match result {
         Ok(text) => {
