@@ -64,7 +64,11 @@ fn top_eigenpair(alpha: &[f64], beta: &[f64]) -> (f64, Vec<f64>) {
         let mut c = 0;
         let mut q = 1.0;
         for i in 0..k {
-            let b2 = if i > 0 { beta[i - 1] * beta[i - 1] } else { 0.0 };
+            let b2 = if i > 0 {
+                beta[i - 1] * beta[i - 1]
+            } else {
+                0.0
+            };
             q = alpha[i] - x - if i > 0 { b2 / q } else { 0.0 };
             if q == 0.0 {
                 q = -f64::EPSILON * (x.abs() + f64::MIN_POSITIVE);
@@ -92,6 +96,10 @@ fn top_eigenpair(alpha: &[f64], beta: &[f64]) -> (f64, Vec<f64>) {
     let mut s = vec![1.0; k];
     for _ in 0..3 {
         s = solve_tridiagonal(alpha, beta, shift, &s);
+        // Scale by the largest entry first: the solve can return ~1e300 entries (overflow in the
+        // sum of squares).
+        let big = s.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        s.iter_mut().for_each(|v| *v /= big);
         let n = norm2(&s);
         s.iter_mut().for_each(|v| *v /= n);
     }

@@ -46,7 +46,10 @@ impl FileConfig {
             rms_norm_eps: num("rms_norm_eps"),
             rope_theta: num("rope_theta"),
             tie_word_embeddings: v.get("tie_word_embeddings").and_then(|x| x.as_bool()),
-            hidden_act: v.get("hidden_act").and_then(|x| x.as_str()).map(String::from),
+            hidden_act: v
+                .get("hidden_act")
+                .and_then(|x| x.as_str())
+                .map(String::from),
         })
     }
 }
@@ -65,9 +68,8 @@ pub struct Overrides {
 }
 
 fn parse(bytes: &[u8]) -> Result<SafeTensors<'_>, LabError> {
-    SafeTensors::deserialize(bytes).map_err(|e| {
-        LabError::Weights(format!("the file is not a valid safetensors file ({e})"))
-    })
+    SafeTensors::deserialize(bytes)
+        .map_err(|e| LabError::Weights(format!("the file is not a valid safetensors file ({e})")))
 }
 
 fn shape_of(st: &SafeTensors<'_>, name: &str) -> Result<Vec<usize>, LabError> {
@@ -188,7 +190,8 @@ pub fn load(
     };
     let heads = ov.heads.or(fc.num_attention_heads).ok_or_else(|| {
         LabError::Inconsistent(
-            "heads: the checkpoint has no config.json with num_attention_heads; pass --heads".into(),
+            "heads: the checkpoint has no config.json with num_attention_heads; pass --heads"
+                .into(),
         )
     })?;
     let kv_heads = ov.kv_heads.or(fc.num_key_value_heads).unwrap_or(heads);

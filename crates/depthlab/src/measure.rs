@@ -231,7 +231,9 @@ pub fn paper_a_b(cfg: &Config) -> (f64, f64, f64) {
 /// Two-sided 95% Student-t quantile t_{0.975, nu}: bisection on the CDF, the density integrated by
 /// composite Simpson (4000 panels; the integrand is smooth and bounded, error far below 1e-8).
 pub fn student_t_975(nu: f64) -> f64 {
-    let lnc = libm::lgamma((nu + 1.0) / 2.0) - libm::lgamma(nu / 2.0) - 0.5 * libm::log(nu * std::f64::consts::PI);
+    let lnc = libm::lgamma((nu + 1.0) / 2.0)
+        - libm::lgamma(nu / 2.0)
+        - 0.5 * libm::log(nu * std::f64::consts::PI);
     let dens = |t: f64| libm::exp(lnc - (nu + 1.0) / 2.0 * libm::log1p(t * t / nu));
     let half_mass = |x: f64| {
         let n = 4000;
@@ -346,7 +348,11 @@ pub fn build(spec: &LabSpec) -> Result<(Model, Vec<f64>, Vec<u32>), LabError> {
                 return Err(LabError::OutOfRange {
                     name: "input id",
                     value: bad.to_string(),
-                    range: format!("an integer in [0, {}] (vocab = {})", cfg.vocab - 1, cfg.vocab),
+                    range: format!(
+                        "an integer in [0, {}] (vocab = {})",
+                        cfg.vocab - 1,
+                        cfg.vocab
+                    ),
                 });
             }
             ids.clone()
@@ -443,7 +449,9 @@ fn check_finite(what: &str, x: &[f64]) -> Result<(), LabError> {
     if x.iter().all(|v| v.is_finite()) {
         Ok(())
     } else {
-        Err(LabError::NonFinite(format!("{what} (weights or scale too large?)")))
+        Err(LabError::NonFinite(format!(
+            "{what} (weights or scale too large?)"
+        )))
     }
 }
 
@@ -626,7 +634,11 @@ fn prefixes(family: Family, a: f64, b: f64, values: &[f64]) -> Result<Vec<Interv
     };
     let plan = Plan::new(&params).map_err(|e| e.to_string())?;
     (1..=values.len() as u64)
-        .map(|n| plan.log_product(n).map(Interval::from).map_err(|e| e.to_string()))
+        .map(|n| {
+            plan.log_product(n)
+                .map(Interval::from)
+                .map_err(|e| e.to_string())
+        })
         .collect()
 }
 
@@ -636,7 +648,10 @@ fn bound_report(cfg: &Config, variances: &[f64], fit: Option<&Fit>) -> BoundPart
     let mut take = |family: Family| match prefixes(family, a, b, variances) {
         Ok(p) => Some(p),
         Err(e) => {
-            errors.push(format!("{} product with the measured variances: {e}", family.name()));
+            errors.push(format!(
+                "{} product with the measured variances: {e}",
+                family.name()
+            ));
             None
         }
     };

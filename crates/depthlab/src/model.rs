@@ -571,7 +571,14 @@ impl Model {
                 let (f, fc) = self.f_forward(l, which, x);
                 let z: Vec<f64> = x.iter().zip(&f).map(|(a, b)| alpha * a + b).collect();
                 let (h, na) = norm_forward(nk, &z, ga, d, eps);
-                (h, SubCache { na, f: fc, nb: None })
+                (
+                    h,
+                    SubCache {
+                        na,
+                        f: fc,
+                        nb: None,
+                    },
+                )
             }
         }
     }

@@ -254,13 +254,7 @@ pub fn attn_forward(
     )
 }
 
-pub fn attn_jvp(
-    s: AttnShape,
-    w: &AttnWeights,
-    rope: &Rope,
-    c: &AttnCache,
-    du: &[f64],
-) -> Vec<f64> {
+pub fn attn_jvp(s: AttnShape, w: &AttnWeights, rope: &Rope, c: &AttnCache, du: &[f64]) -> Vec<f64> {
     let (t_n, d, hn, kvn, dh) = (s.tokens, s.d, s.heads, s.kv_heads, s.d_head);
     let mut dq = linear(du, &w.q, t_n, d, hn * dh);
     let mut dk = linear(du, &w.k, t_n, d, kvn * dh);
@@ -403,7 +397,8 @@ const GELU_C: f64 = 0.044_715;
 pub fn gelu_and_derivative(a: f64) -> (f64, f64) {
     let th = libm::tanh(GELU_K * (a + GELU_C * a * a * a));
     let value = 0.5 * a * (1.0 + th);
-    let deriv = 0.5 * (1.0 + th) + 0.5 * a * (1.0 - th * th) * GELU_K * (1.0 + 3.0 * GELU_C * a * a);
+    let deriv =
+        0.5 * (1.0 + th) + 0.5 * a * (1.0 - th * th) * GELU_K * (1.0 + 3.0 * GELU_C * a * a);
     (value, deriv)
 }
 
@@ -427,7 +422,10 @@ pub fn mlp_forward(
             (a, m)
         }
         MlpKind::Gelu => {
-            let m = b.iter().map(|&bi| gelu_and_derivative(bi).0).collect::<Vec<f64>>();
+            let m = b
+                .iter()
+                .map(|&bi| gelu_and_derivative(bi).0)
+                .collect::<Vec<f64>>();
             (Vec::new(), m)
         }
     };

@@ -67,12 +67,19 @@ pub fn check_jvp(f: &dyn Fn(&[f64]) -> Vec<f64>, x: &[f64], v: &[f64], jv: &[f64
         let xp: Vec<f64> = x.iter().zip(v).map(|(a, b)| a + h * b).collect();
         let xm: Vec<f64> = x.iter().zip(v).map(|(a, b)| a - h * b).collect();
         let (fp, fm) = (f(&xp), f(&xm));
-        fp.iter().zip(&fm).map(|(p, m)| (p - m) / (2.0 * h)).collect()
+        fp.iter()
+            .zip(&fm)
+            .map(|(p, m)| (p - m) / (2.0 * h))
+            .collect()
     };
     let d1 = cd(h);
     let d2 = cd(h / 2.0);
     let fmax = f(x).iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1.0);
-    let trunc: Vec<f64> = d1.iter().zip(&d2).map(|(a, b)| (a - b).abs() * 4.0 / 3.0).collect();
+    let trunc: Vec<f64> = d1
+        .iter()
+        .zip(&d2)
+        .map(|(a, b)| (a - b).abs() * 4.0 / 3.0)
+        .collect();
     let round = 4.0 * f64::EPSILON * fmax * norm(v) / (h / 2.0);
     let jn = norm(jv);
     for i in 0..jv.len() {

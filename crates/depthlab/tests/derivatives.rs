@@ -4,7 +4,10 @@
 mod common;
 
 use common::*;
-use depthlab::testing::*;
+use depthlab::testing::{
+    attn_forward, attn_jvp, attn_vjp, mlp_forward, mlp_jvp, mlp_vjp, norm_forward, norm_jvp,
+    norm_vjp, AttnShape, Rope,
+};
 use depthlab::{Gaussian, MlpKind, NormKind, Placement};
 
 #[test]
@@ -81,7 +84,10 @@ fn mlp_jvp_vjp() {
 #[test]
 fn every_placement_layer_jvp_vjp() {
     for placement in Placement::ALL {
-        for (norm_kind, mlp) in [(NormKind::Rms, MlpKind::SwiGlu), (NormKind::Layer, MlpKind::Gelu)] {
+        for (norm_kind, mlp) in [
+            (NormKind::Rms, MlpKind::SwiGlu),
+            (NormKind::Layer, MlpKind::Gelu),
+        ] {
             let mut cfg = tiny(placement);
             cfg.norm_kind = norm_kind;
             cfg.mlp = mlp;
@@ -120,6 +126,12 @@ fn parameter_gradients_match_finite_differences() {
                 .iter()
                 .map(|(_, t)| rng.normals(t.len(), 1.0))
                 .collect();
+            // A unit direction, so the step h moves the weights by h.
+            let total: f64 = dir.iter().map(|d| dot(d, d)).sum::<f64>().sqrt();
+            let dir: Vec<Vec<f64>> = dir
+                .into_iter()
+                .map(|d| d.into_iter().map(|v| v / total).collect())
+                .collect();
             let analytic: f64 = grads[l - 1]
                 .named()
                 .iter()
@@ -128,7 +140,11 @@ fn parameter_gradients_match_finite_differences() {
                 .sum();
             let loss_at = |h: f64| {
                 let mut m = m0.clone();
-                for (t, d) in m.weights.layers[l - 1].named_mut_for_tests().into_iter().zip(&dir) {
+                for (t, d) in m.weights.layers[l - 1]
+                    .named_mut_for_tests()
+                    .into_iter()
+                    .zip(&dir)
+                {
                     for (a, b) in t.iter_mut().zip(d) {
                         *a += h * b;
                     }
@@ -137,7 +153,13 @@ fn parameter_gradients_match_finite_differences() {
                 m.loss_and_grad(&xs[3], &ids).0
             };
             let f = |p: &[f64]| vec![loss_at(p[0])];
-            check_jvp(&f, &[0.0], &[1.0], &[analytic], &format!("{placement:?} grad layer {l}"));
+            check_jvp(
+                &f,
+                &[0.0],
+                &[1.0],
+                &[analytic],
+                &format!("{placement:?} grad layer {l}"),
+            );
         }
     }
 }

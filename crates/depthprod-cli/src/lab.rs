@@ -68,7 +68,11 @@ pub struct LabArgs {
     #[arg(long)]
     vocab: Option<usize>,
     /// Init std sigma of every matrix (0.02 as in the paper's configs); also the sigma of A and B.
-    #[arg(long = "init-std", default_value_t = 0.02, allow_negative_numbers = true)]
+    #[arg(
+        long = "init-std",
+        default_value_t = 0.02,
+        allow_negative_numbers = true
+    )]
     init_std: f64,
     /// Seed of the weights, the token ids and the Gaussian inputs.
     #[arg(long, default_value_t = 1)]
@@ -83,7 +87,11 @@ pub struct LabArgs {
     #[arg(long, value_enum, default_value = "tokens")]
     input: InputArg,
     /// Std of the Gaussian inputs.
-    #[arg(long = "input-std", default_value_t = 1.0, allow_negative_numbers = true)]
+    #[arg(
+        long = "input-std",
+        default_value_t = 1.0,
+        allow_negative_numbers = true
+    )]
     input_std: f64,
     /// RMSNorm (LLaMA) or LayerNorm without bias.
     #[arg(long = "norm-kind", value_enum, default_value = "rms")]
@@ -130,7 +138,10 @@ fn parse_ids(text: &str) -> Result<Vec<u32>, String> {
         .enumerate()
         .map(|(i, t)| {
             t.parse::<u32>().map_err(|_| {
-                format!("--input-ids: entry {} ({t:?}) is not a non-negative integer", i + 1)
+                format!(
+                    "--input-ids: entry {} ({t:?}) is not a non-negative integer",
+                    i + 1
+                )
             })
         })
         .collect()
@@ -154,10 +165,7 @@ fn spec(args: &LabArgs) -> Result<LabSpec, String> {
             ));
         }
     }
-    let tokens = args
-        .tokens
-        .or(ids.as_ref().map(|v| v.len()))
-        .unwrap_or(32);
+    let tokens = args.tokens.or(ids.as_ref().map(|v| v.len())).unwrap_or(32);
     let defaults = Config::default_case();
     let mut base = Config {
         placement,
@@ -360,7 +368,14 @@ fn table(r: &Report) -> String {
     ));
     s.push_str(&format!(
         "{:>5} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13}\n",
-        "layer", "variance", "||J||", "||J-I||", "||dxL/dxl||", "prod ||J||", "grad norm", "Eq.9 bound"
+        "layer",
+        "variance",
+        "||J||",
+        "||J-I||",
+        "||dxL/dxl||",
+        "prod ||J||",
+        "grad norm",
+        "Eq.9 bound"
     ));
     for l in &r.layers {
         s.push_str(&format!(
@@ -380,17 +395,29 @@ fn table(r: &Report) -> String {
         "A = {:.6e}, B = {:.6e} (Eqs. 47-48); log Eq. 9 product = {}; log Eq. 15 product = {}\n",
         b.a,
         b.b,
-        b.unscaled.map_or("-".into(), |i| format!("{:.10e} [{:.10e}, {:.10e}]", i.value, i.lo, i.hi)),
-        b.scaled.map_or("-".into(), |i| format!("{:.10e} [{:.10e}, {:.10e}]", i.value, i.lo, i.hi)),
+        b.unscaled.map_or("-".into(), |i| format!(
+            "{:.10e} [{:.10e}, {:.10e}]",
+            i.value, i.lo, i.hi
+        )),
+        b.scaled.map_or("-".into(), |i| format!(
+            "{:.10e} [{:.10e}, {:.10e}]",
+            i.value, i.lo, i.hi
+        )),
     ));
     for e in &b.errors {
         s.push_str(&format!("note: {e}\n"));
     }
     if let Some(f) = &r.fit_power {
-        s.push_str(&format!("fit sigma^2 = c l^q: c = {:.4e}, q = {:.4}\n", f.c, f.rate));
+        s.push_str(&format!(
+            "fit sigma^2 = c l^q: c = {:.4e}, q = {:.4}\n",
+            f.c, f.rate
+        ));
     }
     if let Some(f) = &r.fit_exponential {
-        s.push_str(&format!("fit sigma^2 = c e^(lambda l): c = {:.4e}, lambda = {:.4}\n", f.c, f.rate));
+        s.push_str(&format!(
+            "fit sigma^2 = c e^(lambda l): c = {:.4e}, lambda = {:.4}\n",
+            f.c, f.rate
+        ));
     }
     s.push_str("These are upper bounds from the paper's argument; a bounded product is neither useful depth nor a non-negligible gradient.");
     s
