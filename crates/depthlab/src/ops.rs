@@ -468,6 +468,7 @@ pub fn mlp_jvp(
     linear(&dm, &w.down, tokens, d_ff, d)
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn mlp_vjp(
     kind: MlpKind,
     w: &MlpWeights,

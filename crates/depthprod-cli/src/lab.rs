@@ -260,7 +260,7 @@ pub fn run(args: &LabArgs) -> Result<String, String> {
         let mut e = std::io::stderr().lock();
         if stderr_tty {
             let width = 30;
-            let filled = if total > 0 { done * width / total } else { 0 };
+            let filled = (done * width).checked_div(total).unwrap_or(0).min(width);
             let _ = write!(
                 e,
                 "\r{phase:<22} [{}{}] {done}/{total}",
