@@ -2,6 +2,7 @@
 //! arguments, call `depthprod`, print a table or JSON. No mathematics lives here.
 
 mod json;
+mod lab;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use depthprod::{
@@ -74,6 +75,8 @@ enum Command {
         #[arg(long, default_value = "1", allow_hyphen_values = true)]
         lambda: String,
     },
+    /// The network lab: measure a LLaMA-style stack's Jacobians beside the bound (see README).
+    Lab(Box<lab::LabArgs>),
     /// Product of rotations by theta/l^r, l = 1..N: norm 1, yet the angle need not converge.
     Rotation {
         /// Angle theta (-100..100); negative values may be written plainly: --theta -0.75.
@@ -259,6 +262,7 @@ fn main() -> ExitCode {
             )
         }
         Command::Rotation { theta, r, n } => rotation(&theta, r, &n),
+        Command::Lab(args) => lab::run(&args),
     };
     match result {
         Ok(text) => {

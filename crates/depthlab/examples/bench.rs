@@ -1,0 +1,81 @@
+//! Reported, never a test: this machine's f64 GEMM rate through faer, and the lab's run times for
+//! the default case and GPT-2-small-like dimensions (every measurement). Best of a few
+//! runs (the machine is shared, timings are noisy).
+//!
+//!   cargo run --release -p depthlab --features parallel --example bench [-- --gpt2]
+
+use depthlab::{Config, InputSpec, LabSpec, LanczosOptions, Selection};
+use std::time::Instant;
+
+fn gemm_rate(m: usize, k: usize, n: usize) -> f64 {
+    let a: Vec<f64> = (0..m * k).map(|i| (i as f64 * 0.37).sin()).collect();
+    let b: Vec<f64> = (0..k * n).map(|i| (i as f64 * 0.11).cos()).collect();
+    let mut c = vec![0.0; m * n];
+    let flops = 2.0 * (m * k * n) as f64;
+    let reps = (1e9 / flops).max(2.0) as usize;
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        for _ in 0..reps {
+            let am = faer::MatRef::from_row_major_slice(&a, m, k);
+            let bm = faer::MatRef::from_row_major_slice(&b, k, n);
+            let cm = faer::MatMut::from_row_major_slice_mut(&mut c, m, n);
+            faer::linalg::matmul::matmul(cm, faer::Accum::Replace, am, bm, 1.0, faer::Par::Seq);
+        }
+        best = best.min(t.elapsed().as_secs_f64() / reps as f64);
+    }
+    flops / best / 1e9
+}
+
+fn time_run(cfg: Config, runs: usize) -> (f64, usize) {
+    let spec = LabSpec {
+        cfg,
+        seed: 1,
+        weights: None,
+        input: InputSpec::Tokens(None),
+        lanczos: LanczosOptions::default(),
+        select: Selection::default(),
+    };
+    let mut best = f64::MAX;
+    let mut iters = 0;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let r = depthlab::run(&spec, &|_, _, _| {}).expect("run");
+        best = best.min(t.elapsed().as_secs_f64());
+        iters = r
+            .layers
+            .iter()
+            .map(|l| {
+                l.jacobian.map_or(0, |e| e.iterations)
+                    + l.jacobian_minus_identity.map_or(0, |e| e.iterations)
+                    + l.end_to_end.map_or(0, |e| e.iterations)
+            })
+            .sum();
+    }
+    (best, iters)
+}
+
+fn main() {
+    let gpt2 = std::env::args().any(|a| a == "--gpt2");
+    for (m, k, n) in [(32, 128, 344), (64, 768, 3072), (512, 512, 512)] {
+        println!(
+            "faer f64 GEMM {m}x{k}x{n}, one thread: {:.2} GFLOP/s",
+            gemm_rate(m, k, n)
+        );
+    }
+    let (t, it) = time_run(Config::default_case(), 3);
+    println!("default case d=128 h=4 d_ff=344 T=32 L=32, every measurement: {t:.3} s best of 3 ({it} Lanczos steps)");
+    if gpt2 {
+        let cfg = Config {
+            d: 768,
+            heads: 12,
+            kv_heads: 12,
+            d_ff: 3072,
+            tokens: 64,
+            layers: 12,
+            ..Config::default_case()
+        };
+        let (t, it) = time_run(cfg, 1);
+        println!("GPT-2-small-like d=768 h=12 d_ff=3072 T=64 L=12, every measurement: {t:.1} s ({it} Lanczos steps)");
+    }
+}

@@ -1,0 +1,224 @@
+//! The spectral norm ||M||_2 of an operator given only by M v (JVP) and M^T u (VJP): Lanczos on the
+//! symmetric positive semi-definite M^T M with full reorthogonalisation.
+//!
+//! What is reported, and what it means:
+//! - `norm` = ||M y||_2 for the final unit Ritz vector y. This is a Rayleigh-quotient *lower
+//!   bound*: ||M y|| <= ||M||_2 for every unit y, exactly (up to the rounding of one JVP).
+//! - `residual` = ||M^T M y - theta y||_2 with theta = ||M y||^2, computed explicitly from one more
+//!   JVP/VJP pair (not the Lanczos estimate). Some eigenvalue of M^T M lies within `residual` of
+//!   theta (Bauer-Fike for symmetric matrices); Lanczos from a random start converges to the
+//!   largest first, so it is, barring a start vector orthogonal to the top singular vector.
+//! - Iteration stops when the Lanczos residual estimate beta_k |s_k| <= tol * theta (tol = 1e-6
+//!   by default: theta, hence ||M||^2, is then within a relative 1e-6 of an eigenvalue, the norm
+//!   within 5e-7), or after `max_iter` steps (`converged` = false).
+
+use crate::linalg::{axpy, dot, norm2};
+use crate::model::Gaussian;
+
+/// One iterated spectral norm.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct NormEstimate {
+    /// ||M y||_2 for the final unit Ritz vector y: a lower bound on ||M||_2.
+    pub norm: f64,
+    /// ||M^T M y - norm^2 y||_2, computed explicitly.
+    pub residual: f64,
+    /// residual / norm^2: the relative accuracy of norm^2 as an eigenvalue of M^T M.
+    pub relative_residual: f64,
+    pub iterations: usize,
+    pub converged: bool,
+}
+
+/// Options of the iteration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LanczosOptions {
+    pub tol: f64,
+    pub max_iter: usize,
+    pub seed: u64,
+}
+
+impl Default for LanczosOptions {
+    fn default() -> Self {
+        LanczosOptions {
+            tol: 1e-6,
+            max_iter: 200,
+            seed: 0x6c61_6e63,
+        }
+    }
+}
+
+/// Largest eigenvalue of the symmetric tridiagonal (alpha, beta) by Sturm-sequence bisection, and
+/// its eigenvector by inverse iteration.
+fn top_eigenpair(alpha: &[f64], beta: &[f64]) -> (f64, Vec<f64>) {
+    let k = alpha.len();
+    // Gershgorin interval.
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for i in 0..k {
+        let r = if i > 0 { beta[i - 1].abs() } else { 0.0 }
+            + if i + 1 < k { beta[i].abs() } else { 0.0 };
+        lo = lo.min(alpha[i] - r);
+        hi = hi.max(alpha[i] + r);
+    }
+    // Number of eigenvalues below x.
+    let count_below = |x: f64| -> usize {
+        let mut c = 0;
+        let mut q = 1.0;
+        for i in 0..k {
+            let b2 = if i > 0 {
+                beta[i - 1] * beta[i - 1]
+            } else {
+                0.0
+            };
+            q = alpha[i] - x - if i > 0 { b2 / q } else { 0.0 };
+            if q == 0.0 {
+                q = -f64::EPSILON * (x.abs() + f64::MIN_POSITIVE);
+            }
+            if q < 0.0 {
+                c += 1;
+            }
+        }
+        c
+    };
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if count_below(mid) < k {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let theta = 0.5 * (lo + hi);
+    // Inverse iteration on (T - shift I), shift just above theta, with partial pivoting solve.
+    let shift = theta + (hi - lo).max(theta.abs() * 1e-14).max(1e-300);
+    let mut s = vec![1.0; k];
+    for _ in 0..3 {
+        s = solve_tridiagonal(alpha, beta, shift, &s);
+        // Scale by the largest entry first: the solve can return ~1e300 entries (overflow in the
+        // sum of squares).
+        let big = s.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        s.iter_mut().for_each(|v| *v /= big);
+        let n = norm2(&s);
+        s.iter_mut().for_each(|v| *v /= n);
+    }
+    (theta, s)
+}
+
+/// Solves (T - shift I) x = b for symmetric tridiagonal T by Gaussian elimination with partial
+/// pivoting (LAPACK's dgtsv scheme).
+fn solve_tridiagonal(alpha: &[f64], beta: &[f64], shift: f64, b: &[f64]) -> Vec<f64> {
+    let n = alpha.len();
+    let mut dl: Vec<f64> = beta.to_vec();
+    let mut dg: Vec<f64> = alpha.iter().map(|a| a - shift).collect();
+    let mut du: Vec<f64> = beta.to_vec();
+    let mut du2 = vec![0.0; n.saturating_sub(2)];
+    let mut x = b.to_vec();
+    for i in 0..n.saturating_sub(1) {
+        if dg[i].abs() >= dl[i].abs() {
+            let f = if dg[i] == 0.0 { 0.0 } else { dl[i] / dg[i] };
+            dg[i + 1] -= f * du[i];
+            x[i + 1] -= f * x[i];
+            if i + 2 < n {
+                du2[i] = 0.0;
+            }
+        } else {
+            let f = dg[i] / dl[i];
+            dg[i] = dl[i];
+            let tmp = dg[i + 1];
+            dg[i + 1] = du[i] - f * tmp;
+            if i + 2 < n {
+                du2[i] = du[i + 1];
+                du[i + 1] *= -f;
+            }
+            du[i] = tmp;
+            x.swap(i, i + 1);
+            x[i + 1] -= f * x[i];
+        }
+        dl[i] = 0.0;
+    }
+    let tiny = |v: f64| if v == 0.0 { 1e-300 } else { v };
+    for i in (0..n).rev() {
+        let mut s = x[i];
+        if i + 1 < n {
+            s -= du[i] * x[i + 1];
+        }
+        if i + 2 < n {
+            s -= du2[i] * x[i + 2];
+        }
+        x[i] = s / tiny(dg[i]);
+    }
+    x
+}
+
+/// ||M||_2 where `apply(v)` returns (M v, M^T M v) for a vector of length n.
+pub fn spectral_norm(
+    n: usize,
+    opts: LanczosOptions,
+    mut apply: impl FnMut(&[f64]) -> (Vec<f64>, Vec<f64>),
+) -> NormEstimate {
+    let mut rng = Gaussian::new(opts.seed);
+    let mut q = rng.normals(n, 1.0);
+    let qn = norm2(&q);
+    q.iter_mut().for_each(|v| *v /= qn);
+    let mut basis: Vec<Vec<f64>> = Vec::new();
+    let mut alpha = Vec::new();
+    let mut beta: Vec<f64> = Vec::new();
+    let max_iter = opts.max_iter.min(n).max(1);
+    let mut converged = false;
+    let mut s = vec![1.0];
+    for k in 0..max_iter {
+        let (_, mut w) = apply(&q);
+        let a = dot(&q, &w);
+        axpy(&mut w, -a, &q);
+        if let Some(prev) = basis.last() {
+            axpy(&mut w, -beta[k - 1], prev);
+        }
+        basis.push(q.clone());
+        // Full reorthogonalisation, twice ("twice is enough").
+        for _ in 0..2 {
+            for b in &basis {
+                let c = dot(b, &w);
+                axpy(&mut w, -c, b);
+            }
+        }
+        alpha.push(a);
+        let bnext = norm2(&w);
+        let (theta, sv) = top_eigenpair(&alpha, &beta);
+        s = sv;
+        let estimate = bnext * s[k].abs();
+        if estimate <= opts.tol * theta.abs() || bnext <= 1e-14 * theta.abs().max(1e-300) {
+            converged = true;
+            break;
+        }
+        if k + 1 == max_iter {
+            break;
+        }
+        beta.push(bnext);
+        q = w.iter().map(|v| v / bnext).collect();
+    }
+    // Ritz vector y = V s, then the explicit Rayleigh quotient and residual.
+    let mut y = vec![0.0; n];
+    for (b, &c) in basis.iter().zip(&s) {
+        axpy(&mut y, c, b);
+    }
+    let yn = norm2(&y);
+    y.iter_mut().for_each(|v| *v /= yn);
+    let (my, mtmy) = apply(&y);
+    let norm = norm2(&my);
+    let theta = norm * norm;
+    let residual = mtmy
+        .iter()
+        .zip(&y)
+        .map(|(a, b)| (a - theta * b) * (a - theta * b))
+        .sum::<f64>()
+        .sqrt();
+    NormEstimate {
+        norm,
+        residual,
+        relative_residual: if theta > 0.0 { residual / theta } else { 0.0 },
+        iterations: alpha.len(),
+        converged,
+    }
+}

@@ -1,0 +1,38 @@
+//! # depthlab: the network the depth bounds are about, measured
+//!
+//! A LLaMA-style decoder stack (RMSNorm or LayerNorm, causal multi-head attention with rotary
+//! embeddings, SwiGLU or GELU MLP, no biases) with the norm placements the paper compares
+//! ([`Placement`]), seeded or loaded from a Hugging Face `.safetensors` checkpoint ([`load`]), and
+//! hand-written JVP and VJP of every operation ([`ops`]). [`run`] measures, per layer, the
+//! residual-stream variance, ||J_l||_2 and ||J_l - I||_2 of the layer Jacobian over the whole
+//! T x d stream, the end-to-end norms ||d x_(L+1) / d x_l||_2, parameter-gradient norms, the
+//! angular-distance map, and sets the paper's bound (A, B of Eqs. 47-48 and the Eq. 9 / Eq. 15
+//! products with the measured variances, certified by the `depthprod` core) beside them.
+//! Definitions are in [`measure`].
+//!
+//! Pure Rust, native and wasm32; `parallel` (rayon) is for native builds only.
+
+mod error;
+pub mod lanczos;
+mod linalg;
+pub mod load;
+pub mod measure;
+pub mod model;
+pub mod ops;
+
+pub use error::LabError;
+pub use lanczos::{spectral_norm, LanczosOptions, NormEstimate};
+pub use load::{load, FileConfig, Overrides};
+pub use measure::{run, InputSpec, LabSpec, Report, Selection};
+pub use model::{Config, Gaussian, Model, Placement, Weights};
+pub use ops::{MlpKind, NormKind};
+
+/// Internals exposed for the tests (finite-difference checks of each operation); not a stable API.
+#[doc(hidden)]
+pub mod testing {
+    pub use crate::linalg::{dot, norm2};
+    pub use crate::ops::{
+        attn_forward, attn_jvp, attn_vjp, gelu_and_derivative, mlp_forward, mlp_jvp, mlp_vjp,
+        norm_forward, norm_jvp, norm_vjp, silu_and_derivative, AttnShape, Rope,
+    };
+}

@@ -1,0 +1,78 @@
+//! Dense row-major products through `faer` (safe API: the workspace forbids `unsafe`, which rules
+//! out the raw-pointer entry points of `matrixmultiply` and `gemm`). Every matrix here is a
+//! row-major `&[f64]` with its shape passed alongside.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+
+/// c (m x n) = beta_add ? c + op(a) op(b) : op(a) op(b), where op(a) is m x k and op(b) is k x n.
+/// `ta`: a is stored k x m (so op(a) = a^T); `tb`: b is stored n x k (so op(b) = b^T).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm(
+    c: &mut [f64],
+    a: &[f64],
+    b: &[f64],
+    m: usize,
+    k: usize,
+    n: usize,
+    ta: bool,
+    tb: bool,
+    add: bool,
+) {
+    debug_assert_eq!(c.len(), m * n);
+    debug_assert_eq!(a.len(), m * k);
+    debug_assert_eq!(b.len(), k * n);
+    let am = if ta {
+        MatRef::from_row_major_slice(a, k, m).transpose()
+    } else {
+        MatRef::from_row_major_slice(a, m, k)
+    };
+    let bm = if tb {
+        MatRef::from_row_major_slice(b, n, k).transpose()
+    } else {
+        MatRef::from_row_major_slice(b, k, n)
+    };
+    let cm = MatMut::from_row_major_slice_mut(c, m, n);
+    let accum = if add { Accum::Add } else { Accum::Replace };
+    matmul(cm, accum, am, bm, 1.0, Par::Seq);
+}
+
+/// y (rows x out) = x (rows x inp) W^T with W stored out x inp (the Hugging Face layout).
+pub(crate) fn linear(x: &[f64], w: &[f64], rows: usize, inp: usize, out: usize) -> Vec<f64> {
+    let mut y = vec![0.0; rows * out];
+    gemm(&mut y, x, w, rows, inp, out, false, true, false);
+    y
+}
+
+/// gx (rows x inp) (+)= gy (rows x out) W: the transpose of [`linear`] in x.
+pub(crate) fn linear_t(gy: &[f64], w: &[f64], rows: usize, inp: usize, out: usize) -> Vec<f64> {
+    let mut gx = vec![0.0; rows * inp];
+    gemm(&mut gx, gy, w, rows, out, inp, false, false, false);
+    gx
+}
+
+/// gW (out x inp) += gy^T x: the weight gradient of [`linear`].
+pub(crate) fn linear_grad_w(
+    gw: &mut [f64],
+    gy: &[f64],
+    x: &[f64],
+    rows: usize,
+    inp: usize,
+    out: usize,
+) {
+    gemm(gw, gy, x, out, rows, inp, true, false, true);
+}
+
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+pub fn norm2(a: &[f64]) -> f64 {
+    dot(a, a).sqrt()
+}
+
+pub(crate) fn axpy(y: &mut [f64], alpha: f64, x: &[f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += alpha * xi;
+    }
+}

@@ -1,0 +1,694 @@
+//! The measurements of a lab run. Definitions (x_l is the T x d residual stream entering layer l,
+//! x_1 the embedding output, x_(L+1) the last layer's output before the final norm):
+//!
+//! - `variance` sigma_l^2: population variance of all T d entries of x_l (mean subtracted, divided
+//!   by T d).
+//! - `jacobian_norm`: ||J_l||_2, J_l = d x_(l+1) / d x_l as a (T d) x (T d) matrix (all tokens at
+//!   once, causal coupling included), by Lanczos on J_l^T J_l ([`crate::lanczos`]).
+//! - `jacobian_minus_identity_norm`: ||J_l - I||_2, the same way.
+//! - `end_to_end_norm`: ||d x_(L+1) / d x_l||_2 = ||J_L ... J_l||_2.
+//! - `log_product_of_norms`: sum_{k=l}^{L} log ||J_k||_2, what a product of per-layer bounds can at
+//!   best bound (submultiplicativity: end_to_end_norm <= exp(log_product_of_norms)).
+//! - `grad_norm`: Frobenius norm of d loss / d theta_l over all of layer l's parameters, loss the
+//!   mean next-token cross-entropy (positions 0..T-2, target the next token id) of
+//!   final_norm(x_(L+1)) U^T; `grad_norms` the same per weight tensor.
+//! - `angular_distance[i][j]`: mean over tokens t of arccos(cos(x_i[t], x_j[t])) / pi, the paper's
+//!   layer-importance measure (indices 0..L for x_1..x_(L+1)).
+//! - fits: least squares of log sigma_l^2 on log l (power, sigma^2 = c l^q) and on l (exponential,
+//!   sigma^2 = c e^(lambda l)), l = 1..L, with 95% Student-t confidence intervals of the
+//!   coefficients (valid under the usual i.i.d. Gaussian-residual assumption, stated not tested).
+//! - bound: A and B of the paper's Eqs. 47-48 for (d, d_ff, d_head, h, s = T, sigma = init_std),
+//!   and log prod_{l=1}^{L} (1 + A a_l + B a_l^2) with a_l = 1/sigma_l (Eq. 9, unscaled) and
+//!   a_l = 1/(l sigma_l) (Eq. 15, scaled), sigma_l^2 the measured variances, evaluated by the
+//!   `depthprod` core as certified enclosures; per layer the suffix from l to L, which bounds
+//!   ||d x_(L+1) / d x_l|| in the paper's argument, and the looseness log(bound) - log(measured).
+
+use crate::error::LabError;
+use crate::lanczos::{spectral_norm, LanczosOptions, NormEstimate};
+use crate::linalg::{dot, norm2};
+use crate::model::{Config, Gaussian, LayerCache, Model, Weights};
+use depthprod::{Enclosure, Family, Params, Plan, Variance};
+use serde::Serialize;
+
+/// Where x_1 comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputSpec {
+    /// Token ids through the embedding; `None` draws them from the seed.
+    Tokens(Option<Vec<u32>>),
+    /// x_1 ~ N(0, std^2) entrywise, drawn from the seed (token ids still drawn, for the loss).
+    Gaussian { std: f64 },
+}
+
+/// Which measurements to run (all by default).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Selection {
+    pub layer_norms: bool,
+    pub end_to_end: bool,
+    pub gradients: bool,
+    pub angular: bool,
+}
+
+impl Default for Selection {
+    fn default() -> Self {
+        Selection {
+            layer_norms: true,
+            end_to_end: true,
+            gradients: true,
+            angular: true,
+        }
+    }
+}
+
+/// A fully specified lab run.
+#[derive(Debug, Clone)]
+pub struct LabSpec {
+    pub cfg: Config,
+    pub seed: u64,
+    /// Loaded weights; `None` draws them from the seed.
+    pub weights: Option<Weights>,
+    pub input: InputSpec,
+    pub lanczos: LanczosOptions,
+    pub select: Selection,
+}
+
+/// A certified interval from the core.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interval {
+    pub value: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl From<Enclosure> for Interval {
+    fn from(e: Enclosure) -> Self {
+        Interval {
+            value: e.value,
+            lo: e.lo,
+            hi: e.hi,
+        }
+    }
+}
+
+fn next_up(x: f64) -> f64 {
+    if x.is_nan() || x == f64::INFINITY {
+        return x;
+    }
+    if x == 0.0 {
+        return f64::from_bits(1);
+    }
+    let b = x.to_bits();
+    f64::from_bits(if x > 0.0 { b + 1 } else { b - 1 })
+}
+
+fn next_down(x: f64) -> f64 {
+    -next_up(-x)
+}
+
+/// [a] - [b] with outward rounding: an interval containing every difference of members.
+fn interval_sub(a: Interval, b: Interval) -> Interval {
+    Interval {
+        value: a.value - b.value,
+        lo: next_down(a.lo - b.hi),
+        hi: next_up(a.hi - b.lo),
+    }
+}
+
+/// Per-layer results (see the module documentation for the definitions).
+#[derive(Debug, Clone, Serialize)]
+pub struct LayerReport {
+    pub layer: usize,
+    pub variance: f64,
+    pub jacobian_norm: Option<f64>,
+    pub jacobian_minus_identity_norm: Option<f64>,
+    pub end_to_end_norm: Option<f64>,
+    pub grad_norm: Option<f64>,
+    pub log_product_of_norms: Option<f64>,
+    /// grad_norm / jacobian_minus_identity_norm.
+    pub grad_to_jacobian_minus_identity: Option<f64>,
+    pub jacobian: Option<NormEstimate>,
+    pub jacobian_minus_identity: Option<NormEstimate>,
+    pub end_to_end: Option<NormEstimate>,
+    pub grad_norms: Option<Vec<(String, f64)>>,
+    /// log prod_{k=l}^{L} of the Eq. 9 factor with the measured variances (certified).
+    pub bound_unscaled_log: Option<Interval>,
+    /// The same for Eq. 15.
+    pub bound_scaled_log: Option<Interval>,
+    /// bound_unscaled_log.value - log end_to_end_norm: how loose the bound is (log of the ratio).
+    pub looseness_unscaled_log: Option<f64>,
+    pub looseness_scaled_log: Option<f64>,
+}
+
+/// sigma^2 = c l^q or c e^(lambda l), with 95% intervals.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fit {
+    pub c: f64,
+    /// q (power) or lambda (exponential).
+    pub rate: f64,
+    pub c_ci: Option<[f64; 2]>,
+    pub rate_ci: Option<[f64; 2]>,
+    /// Coefficient of determination of the log-linear regression.
+    pub r2: f64,
+}
+
+/// The paper's bound beside the measurement.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoundReport {
+    /// Eq. 47.
+    pub a: f64,
+    /// Eq. 48 (the printed B, used for the products).
+    pub b: f64,
+    /// The other reading (MATH.md section 6): the product of Eq. 36's two 1/sigma coefficients.
+    /// Reported only; not used.
+    pub b_factored: f64,
+    pub sigma: f64,
+    /// log prod_{l=1}^{L} (1 + A/sigma_l + B/sigma_l^2), measured sigma_l (Eq. 9).
+    pub unscaled: Option<Interval>,
+    /// log prod_{l=1}^{L} (1 + A/(l sigma_l) + B/(l sigma_l)^2) (Eq. 15).
+    pub scaled: Option<Interval>,
+    /// The same two with the fitted power law c l^q in place of the list.
+    pub unscaled_power_fit: Option<Interval>,
+    pub scaled_power_fit: Option<Interval>,
+    /// Why a product could not be evaluated (e.g. A or B beyond the core's [0, 100]).
+    pub errors: Vec<String>,
+}
+
+/// Everything a run measures.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub config: Config,
+    pub seed: u64,
+    pub token_ids: Vec<u32>,
+    pub loss: Option<f64>,
+    /// Variance of x_(L+1).
+    pub final_variance: f64,
+    pub layers: Vec<LayerReport>,
+    pub fit_power: Option<Fit>,
+    pub fit_exponential: Option<Fit>,
+    pub bound: BoundReport,
+    pub angular_distance: Option<Vec<Vec<f64>>>,
+    pub lanczos_tol: f64,
+}
+
+/// Progress: (phase, done, total).
+pub type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
+
+/// Population variance of all entries.
+pub fn variance(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let mean = x.iter().sum::<f64>() / n;
+    x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n
+}
+
+/// The paper's angular distance between two streams: mean over tokens of arccos(cos) / pi.
+pub fn angular_distance(a: &[f64], b: &[f64], d: usize) -> f64 {
+    let rows = a.len() / d;
+    let mut total = 0.0;
+    for t in 0..rows {
+        let (x, y) = (&a[t * d..(t + 1) * d], &b[t * d..(t + 1) * d]);
+        let denom = norm2(x) * norm2(y);
+        let c = if denom > 0.0 { dot(x, y) / denom } else { 1.0 };
+        total += libm::acos(c.clamp(-1.0, 1.0)) / std::f64::consts::PI;
+    }
+    total / rows as f64
+}
+
+/// Eqs. 47-48 (MATH.md section 6): A, B, and the factored reading of B.
+pub fn paper_a_b(cfg: &Config) -> (f64, f64, f64) {
+    let d = cfg.d as f64;
+    let dff = cfg.d_ff as f64;
+    let dh = cfg.d_head() as f64;
+    let h = cfg.heads as f64;
+    let s = cfg.tokens as f64;
+    let sig2 = cfg.init_std * cfg.init_std;
+    let ffn = sig2 * (d.sqrt() + dff.sqrt()).powi(2);
+    let att_pref = 2.0 * d * h * (s.sqrt() + 2.0 + 1.0 / s.sqrt());
+    let attn = att_pref * sig2 * (sig2 * d * dh.sqrt() + 1.0 + (dh / d).sqrt());
+    let a = ffn + attn;
+    let b = att_pref * sig2 * sig2 * d * dh.sqrt();
+    (a, b, ffn * attn)
+}
+
+/// Two-sided 95% Student-t quantile t_{0.975, nu}: bisection on the CDF, the density integrated by
+/// composite Simpson (4000 panels; the integrand is smooth and bounded, error far below 1e-8).
+pub fn student_t_975(nu: f64) -> f64 {
+    let lnc = libm::lgamma((nu + 1.0) / 2.0)
+        - libm::lgamma(nu / 2.0)
+        - 0.5 * libm::log(nu * std::f64::consts::PI);
+    let dens = |t: f64| libm::exp(lnc - (nu + 1.0) / 2.0 * libm::log1p(t * t / nu));
+    let half_mass = |x: f64| {
+        let n = 4000;
+        let h = x / n as f64;
+        let mut s = dens(0.0) + dens(x);
+        for i in 1..n {
+            s += dens(i as f64 * h) * if i % 2 == 1 { 4.0 } else { 2.0 };
+        }
+        s * h / 3.0
+    };
+    let (mut lo, mut hi) = (0.0, 1000.0);
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if half_mass(mid) < 0.475 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// Least squares y = a + b x; returns c = e^a, b, their 95% intervals and R^2.
+fn log_linear_fit(xs: &[f64], ys: &[f64]) -> Option<Fit> {
+    let n = xs.len();
+    if n < 2 || ys.iter().any(|y| !y.is_finite()) {
+        return None;
+    }
+    let nf = n as f64;
+    let mx = xs.iter().sum::<f64>() / nf;
+    let my = ys.iter().sum::<f64>() / nf;
+    let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    let sxy: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let syy: f64 = ys.iter().map(|y| (y - my) * (y - my)).sum();
+    if sxx <= 0.0 {
+        return None;
+    }
+    let b = sxy / sxx;
+    let a = my - b * mx;
+    let ssr: f64 = xs
+        .iter()
+        .zip(ys)
+        .map(|(x, y)| (y - a - b * x).powi(2))
+        .sum();
+    let r2 = if syy > 0.0 { 1.0 - ssr / syy } else { 1.0 };
+    let (c_ci, rate_ci) = if n >= 3 {
+        let s2 = ssr / (nf - 2.0);
+        let t = student_t_975(nf - 2.0);
+        let se_b = (s2 / sxx).sqrt();
+        let se_a = (s2 * (1.0 / nf + mx * mx / sxx)).sqrt();
+        (
+            Some([libm::exp(a - t * se_a), libm::exp(a + t * se_a)]),
+            Some([b - t * se_b, b + t * se_b]),
+        )
+    } else {
+        (None, None)
+    };
+    Some(Fit {
+        c: libm::exp(a),
+        rate: b,
+        c_ci,
+        rate_ci,
+        r2,
+    })
+}
+
+#[cfg(feature = "parallel")]
+fn map_indices<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    use rayon::prelude::*;
+    (0..n).into_par_iter().map(f).collect()
+}
+
+#[cfg(not(feature = "parallel"))]
+fn map_indices<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    (0..n).map(f).collect()
+}
+
+/// The seed stream of the inputs, separate from the weights' so that loaded and seeded networks
+/// see the same token ids for the same seed.
+fn input_seed(seed: u64) -> u64 {
+    seed ^ 0x9e37_79b9_7f4a_7c15
+}
+
+/// Builds the model and x_1 for a spec (validating everything first).
+pub fn build(spec: &LabSpec) -> Result<(Model, Vec<f64>, Vec<u32>), LabError> {
+    let cfg = spec.cfg.clone();
+    cfg.validate()?;
+    float_ok("lanczos tol", spec.lanczos.tol, 1e-14, 1e-1)?;
+    if spec.lanczos.max_iter == 0 || spec.lanczos.max_iter > 10_000 {
+        return Err(LabError::OutOfRange {
+            name: "max_iter",
+            value: spec.lanczos.max_iter.to_string(),
+            range: "an integer in [1, 10000]".into(),
+        });
+    }
+    let weights = match &spec.weights {
+        Some(w) => w.clone(),
+        None => Weights::seeded(&cfg, &mut Gaussian::new(spec.seed)),
+    };
+    let mut rng = Gaussian::new(input_seed(spec.seed));
+    let drawn: Vec<u32> = (0..cfg.tokens).map(|_| rng.token(cfg.vocab)).collect();
+    let ids = match &spec.input {
+        InputSpec::Tokens(Some(ids)) => {
+            if ids.len() != cfg.tokens {
+                return Err(LabError::Inconsistent(format!(
+                    "input ids: {} ids given but tokens = {}",
+                    ids.len(),
+                    cfg.tokens
+                )));
+            }
+            if let Some(bad) = ids.iter().find(|&&i| i as usize >= cfg.vocab) {
+                return Err(LabError::OutOfRange {
+                    name: "input id",
+                    value: bad.to_string(),
+                    range: format!(
+                        "an integer in [0, {}] (vocab = {})",
+                        cfg.vocab - 1,
+                        cfg.vocab
+                    ),
+                });
+            }
+            ids.clone()
+        }
+        _ => drawn,
+    };
+    let model = Model::new(cfg.clone(), weights)?;
+    let x1 = match spec.input {
+        InputSpec::Gaussian { std } => {
+            float_ok("input std", std, 1e-6, 1e6)?;
+            rng.normals(cfg.tokens * cfg.d, std)
+        }
+        InputSpec::Tokens(_) => model.embed(&ids),
+    };
+    Ok((model, x1, ids))
+}
+
+fn float_ok(name: &'static str, v: f64, lo: f64, hi: f64) -> Result<(), LabError> {
+    if v.is_finite() && (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(LabError::OutOfRange {
+            name,
+            value: format!("{v}"),
+            range: format!("a number in [{lo}, {hi}]"),
+        })
+    }
+}
+
+/// ||J_l||_2 (minus_identity = false) or ||J_l - I||_2.
+pub fn layer_norm_estimate(
+    model: &Model,
+    l: usize,
+    cache: &LayerCache,
+    minus_identity: bool,
+    opts: LanczosOptions,
+) -> NormEstimate {
+    let n = model.cfg.tokens * model.cfg.d;
+    spectral_norm(n, opts, |v| {
+        let mut jv = model.layer_jvp(l, cache, v);
+        if minus_identity {
+            jv.iter_mut().zip(v).for_each(|(a, b)| *a -= b);
+        }
+        let mut back = model.layer_vjp(l, cache, &jv, None);
+        if minus_identity {
+            back.iter_mut().zip(&jv).for_each(|(a, b)| *a -= b);
+        }
+        (jv, back)
+    })
+}
+
+/// ||J_L ... J_l||_2.
+pub fn end_to_end_estimate(
+    model: &Model,
+    l: usize,
+    caches: &[LayerCache],
+    opts: LanczosOptions,
+) -> NormEstimate {
+    let n = model.cfg.tokens * model.cfg.d;
+    let big_l = model.cfg.layers;
+    spectral_norm(n, opts, |v| {
+        let mut t = v.to_vec();
+        for k in l..=big_l {
+            t = model.layer_jvp(k, &caches[k - 1], &t);
+        }
+        let mut g = t.clone();
+        for k in (l..=big_l).rev() {
+            g = model.layer_vjp(k, &caches[k - 1], &g, None);
+        }
+        (t, g)
+    })
+}
+
+/// The loss and d loss / d theta_l for every layer (backpropagation through the layers' VJPs).
+pub fn layer_gradients(
+    model: &Model,
+    xs: &[Vec<f64>],
+    caches: &[LayerCache],
+    ids: &[u32],
+) -> (f64, Vec<crate::model::LayerWeights>) {
+    let big_l = model.cfg.layers;
+    let (loss, mut g) = model.loss_and_grad(&xs[big_l], ids);
+    let mut out: Vec<crate::model::LayerWeights> = Vec::with_capacity(big_l);
+    for l in (1..=big_l).rev() {
+        let mut gw = model.weights.layers[l - 1].zeros_like();
+        g = model.layer_vjp(l, &caches[l - 1], &g, Some(&mut gw));
+        out.push(gw);
+    }
+    out.reverse();
+    (loss, out)
+}
+
+fn check_finite(what: &str, x: &[f64]) -> Result<(), LabError> {
+    if x.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(LabError::NonFinite(format!(
+            "{what} (weights or scale too large?)"
+        )))
+    }
+}
+
+/// Runs every selected measurement.
+pub fn run(spec: &LabSpec, progress: Progress) -> Result<Report, LabError> {
+    let (model, x1, ids) = build(spec)?;
+    let cfg = &model.cfg;
+    let big_l = cfg.layers;
+    let opts = spec.lanczos;
+    progress("forward", 0, 1);
+    let (xs, caches) = model.forward(&x1);
+    for (i, x) in xs.iter().enumerate() {
+        check_finite(&format!("x_{} in the forward pass", i + 1), x)?;
+    }
+    let variances: Vec<f64> = xs.iter().map(|x| variance(x)).collect();
+
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let tick = |phase: &str, total: usize| {
+        let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        progress(phase, k, total);
+    };
+    let per_layer: Vec<Option<(NormEstimate, NormEstimate)>> = if spec.select.layer_norms {
+        map_indices(big_l, |i| {
+            let l = i + 1;
+            let o = LanczosOptions {
+                seed: opts.seed.wrapping_add(l as u64),
+                ..opts
+            };
+            let j = layer_norm_estimate(&model, l, &caches[i], false, o);
+            let jmi = layer_norm_estimate(&model, l, &caches[i], true, o);
+            tick("layer Jacobians", big_l);
+            Some((j, jmi))
+        })
+    } else {
+        vec![None; big_l]
+    };
+    done.store(0, std::sync::atomic::Ordering::Relaxed);
+    let e2e: Vec<Option<NormEstimate>> = if spec.select.end_to_end {
+        // Longest chains first so the parallel split balances.
+        let mut v = map_indices(big_l, |i| {
+            let l = i + 1;
+            let o = LanczosOptions {
+                seed: opts.seed.wrapping_add(1000 + l as u64),
+                ..opts
+            };
+            let r = end_to_end_estimate(&model, l, &caches, o);
+            tick("end-to-end Jacobians", big_l);
+            Some(r)
+        });
+        v.truncate(big_l);
+        v
+    } else {
+        vec![None; big_l]
+    };
+
+    let (loss, grads) = if spec.select.gradients {
+        progress("gradients", 0, 1);
+        let (loss, gws) = layer_gradients(&model, &xs, &caches, &ids);
+        let grads: Vec<Vec<(String, f64)>> = gws
+            .iter()
+            .map(|gw| {
+                gw.named()
+                    .into_iter()
+                    .map(|(name, t)| (name.to_string(), norm2(t)))
+                    .collect()
+            })
+            .collect();
+        progress("gradients", 1, 1);
+        (Some(loss), Some(grads))
+    } else {
+        (None, None)
+    };
+
+    let angular = if spec.select.angular {
+        let n = xs.len();
+        let mut m = vec![vec![0.0; n]; n];
+        for i in 0..n {
+            for j in i + 1..n {
+                let a = angular_distance(&xs[i], &xs[j], cfg.d);
+                m[i][j] = a;
+                m[j][i] = a;
+            }
+        }
+        Some(m)
+    } else {
+        None
+    };
+
+    let ls: Vec<f64> = (1..=big_l).map(|l| l as f64).collect();
+    let logv: Vec<f64> = variances[..big_l].iter().map(|v| libm::log(*v)).collect();
+    let log_l: Vec<f64> = ls.iter().map(|l| libm::log(*l)).collect();
+    let fit_power = log_linear_fit(&log_l, &logv);
+    let fit_exponential = log_linear_fit(&ls, &logv);
+
+    let bound = bound_report(cfg, &variances[..big_l], fit_power.as_ref());
+
+    let mut layers = Vec::with_capacity(big_l);
+    let mut log_suffix = 0.0;
+    let mut suffix: Vec<Option<f64>> = vec![None; big_l];
+    if spec.select.layer_norms {
+        for l in (1..=big_l).rev() {
+            log_suffix += libm::log(per_layer[l - 1].unwrap().0.norm);
+            suffix[l - 1] = Some(log_suffix);
+        }
+    }
+    for l in 1..=big_l {
+        let (j, jmi) = match per_layer[l - 1] {
+            Some((a, b)) => (Some(a), Some(b)),
+            None => (None, None),
+        };
+        let e = e2e[l - 1];
+        let grad_norms = grads.as_ref().map(|g| g[l - 1].clone());
+        let grad_norm = grad_norms
+            .as_ref()
+            .map(|g| g.iter().map(|(_, v)| v * v).sum::<f64>().sqrt());
+        let suffix_of = |p: &Option<Vec<Interval>>| -> Option<Interval> {
+            let p = p.as_ref()?;
+            Some(if l == 1 {
+                p[big_l - 1]
+            } else {
+                interval_sub(p[big_l - 1], p[l - 2])
+            })
+        };
+        let bu = suffix_of(&bound.prefix_unscaled);
+        let bs = suffix_of(&bound.prefix_scaled);
+        let loose = |b: Option<Interval>| Some(b?.value - libm::log(e?.norm));
+        layers.push(LayerReport {
+            layer: l,
+            variance: variances[l - 1],
+            jacobian_norm: j.map(|x| x.norm),
+            jacobian_minus_identity_norm: jmi.map(|x| x.norm),
+            end_to_end_norm: e.map(|x| x.norm),
+            grad_norm,
+            log_product_of_norms: suffix[l - 1],
+            grad_to_jacobian_minus_identity: match (grad_norm, jmi) {
+                (Some(g), Some(m)) if m.norm > 0.0 => Some(g / m.norm),
+                _ => None,
+            },
+            jacobian: j,
+            jacobian_minus_identity: jmi,
+            end_to_end: e,
+            grad_norms,
+            bound_unscaled_log: bu,
+            bound_scaled_log: bs,
+            looseness_unscaled_log: loose(bu),
+            looseness_scaled_log: loose(bs),
+        });
+    }
+
+    Ok(Report {
+        config: cfg.clone(),
+        seed: spec.seed,
+        token_ids: ids,
+        loss,
+        final_variance: variances[big_l],
+        layers,
+        fit_power,
+        fit_exponential,
+        bound: bound.report,
+        angular_distance: angular,
+        lanczos_tol: opts.tol,
+    })
+}
+
+struct BoundParts {
+    report: BoundReport,
+    prefix_unscaled: Option<Vec<Interval>>,
+    prefix_scaled: Option<Vec<Interval>>,
+}
+
+/// log P_n for n = 1..len with the measured list, each a certified enclosure from the core.
+fn prefixes(family: Family, a: f64, b: f64, values: &[f64]) -> Result<Vec<Interval>, String> {
+    let params = Params {
+        family,
+        a,
+        b,
+        variance: Variance::Measured {
+            values: values.to_vec(),
+        },
+    };
+    let plan = Plan::new(&params).map_err(|e| e.to_string())?;
+    (1..=values.len() as u64)
+        .map(|n| {
+            plan.log_product(n)
+                .map(Interval::from)
+                .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+fn bound_report(cfg: &Config, variances: &[f64], fit: Option<&Fit>) -> BoundParts {
+    let (a, b, b_factored) = paper_a_b(cfg);
+    let mut errors = Vec::new();
+    let mut take = |family: Family| match prefixes(family, a, b, variances) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            errors.push(format!(
+                "{} product with the measured variances: {e}",
+                family.name()
+            ));
+            None
+        }
+    };
+    let prefix_unscaled = take(Family::Unscaled);
+    let prefix_scaled = take(Family::Scaled);
+    let n = variances.len() as u64;
+    let mut power = |family: Family| -> Option<Interval> {
+        let f = fit?;
+        let params = Params::power(family, a, b, f.c, f.rate);
+        match Plan::new(&params).and_then(|p| p.log_product(n)) {
+            Ok(e) => Some(e.into()),
+            Err(e) => {
+                errors.push(format!(
+                    "{} product with the fitted power law c = {:.6e}, q = {:.6}: {e}",
+                    family.name(),
+                    f.c,
+                    f.rate
+                ));
+                None
+            }
+        }
+    };
+    let unscaled_power_fit = power(Family::Unscaled);
+    let scaled_power_fit = power(Family::Scaled);
+    BoundParts {
+        report: BoundReport {
+            a,
+            b,
+            b_factored,
+            sigma: cfg.init_std,
+            unscaled: prefix_unscaled.as_ref().map(|p| p[p.len() - 1]),
+            scaled: prefix_scaled.as_ref().map(|p| p[p.len() - 1]),
+            unscaled_power_fit,
+            scaled_power_fit,
+            errors,
+        },
+        prefix_unscaled,
+        prefix_scaled,
+    }
+}

@@ -1,0 +1,734 @@
+//! The decoder stack: configuration, weights (seeded or loaded), and per-layer forward, JVP and
+//! VJP built from [`crate::ops`].
+//!
+//! Indexing (the CLI contract): x_1 is the embedding output (or the Gaussian input), x_(l+1) the
+//! output of layer l (before the final norm), l = 1..L.
+
+use crate::error::LabError;
+use crate::linalg::axpy;
+use crate::ops::{
+    attn_forward, attn_jvp, attn_vjp, mlp_forward, mlp_jvp, mlp_vjp, norm_forward, norm_jvp,
+    norm_vjp, AttnCache, AttnShape, AttnWeights, MlpCache, MlpKind, MlpWeights, NormCache,
+    NormKind, Rope,
+};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+
+/// Where the norms sit in each block (the paper's comparisons; MATH.md section 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Placement {
+    /// h = x + Attn(N1(x)); y = h + MLP(N2(h)).
+    Pre,
+    /// LayerNorm Scaling: as Pre with each norm's output times 1/sqrt(l), l the 1-based layer.
+    Lns,
+    /// h = N1(x + Attn(x)); y = N2(h + MLP(h)).
+    Post,
+    /// DeepNorm-style post: h = N1(alpha x + Attn(x)); y = N2(alpha h + MLP(h)).
+    DeepNorm,
+    /// h = x + N1b(Attn(N1(x))); y = h + N2b(MLP(N2(h))).
+    Sandwich,
+    /// Post for layers 1..=k (`mix_post_layers`), Pre after.
+    Mix,
+}
+
+impl Placement {
+    pub const ALL: [Placement; 6] = [
+        Placement::Pre,
+        Placement::Lns,
+        Placement::Post,
+        Placement::DeepNorm,
+        Placement::Sandwich,
+        Placement::Mix,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::Pre => "pre",
+            Placement::Lns => "lns",
+            Placement::Post => "post",
+            Placement::DeepNorm => "deepnorm",
+            Placement::Sandwich => "sandwich",
+            Placement::Mix => "mix",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Placement, LabError> {
+        Placement::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| LabError::OutOfRange {
+                name: "norm",
+                value: s.to_string(),
+                range: "one of pre, lns, post, deepnorm, sandwich, mix".into(),
+            })
+    }
+}
+
+/// Everything that fixes the network's shape and arithmetic.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Config {
+    pub d: usize,
+    pub heads: usize,
+    /// Key/value heads (grouped-query attention when below `heads`); seeded networks use `heads`.
+    pub kv_heads: usize,
+    pub d_ff: usize,
+    pub tokens: usize,
+    pub layers: usize,
+    pub vocab: usize,
+    pub placement: Placement,
+    pub norm_kind: NormKind,
+    pub mlp: MlpKind,
+    pub eps: f64,
+    pub rope_theta: f64,
+    pub init_std: f64,
+    /// Output projections (o_proj, down_proj) drawn with std init_std / sqrt(2 L).
+    pub scaled_init: bool,
+    /// Mix-LN: the number k of leading Post-LN layers.
+    pub mix_post_layers: usize,
+    /// DeepNorm's residual multiplier alpha; `None` = (2 L)^(1/4), DeepNet's decoder-only value.
+    pub deepnorm_alpha: Option<f64>,
+    /// The unembedding is the embedding matrix (no separate lm_head).
+    pub tie_embeddings: bool,
+}
+
+/// Supported ranges: large enough for GPT-2-small-like runs, small enough that memory stays sane.
+pub const MAX_D: usize = 8192;
+pub const MAX_D_FF: usize = 32768;
+pub const MAX_TOKENS: usize = 4096;
+pub const MAX_LAYERS: usize = 1024;
+pub const MAX_VOCAB: usize = 1 << 20;
+/// Largest T x d stream accepted (the Lanczos basis holds up to ~100 of these).
+pub const MAX_STREAM: usize = 1 << 20;
+
+fn range_check(name: &'static str, v: usize, lo: usize, hi: usize) -> Result<(), LabError> {
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(LabError::OutOfRange {
+            name,
+            value: v.to_string(),
+            range: format!("an integer in [{lo}, {hi}]"),
+        })
+    }
+}
+
+fn float_check(name: &'static str, v: f64, lo: f64, hi: f64) -> Result<(), LabError> {
+    if v.is_finite() && (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(LabError::OutOfRange {
+            name,
+            value: format!("{v}"),
+            range: format!("a number in [{lo}, {hi}]"),
+        })
+    }
+}
+
+impl Config {
+    /// The default case: d = 128, h = 4, d_ff = 344, T = 32, L = 32, Pre-LN, sigma = 0.02.
+    pub fn default_case() -> Config {
+        Config {
+            d: 128,
+            heads: 4,
+            kv_heads: 4,
+            d_ff: 344,
+            tokens: 32,
+            layers: 32,
+            vocab: 256,
+            placement: Placement::Pre,
+            norm_kind: NormKind::Rms,
+            mlp: MlpKind::SwiGlu,
+            eps: 1e-6,
+            rope_theta: 10000.0,
+            init_std: 0.02,
+            scaled_init: false,
+            mix_post_layers: 8,
+            deepnorm_alpha: None,
+            tie_embeddings: false,
+        }
+    }
+
+    /// DeepNorm's alpha in use.
+    pub fn deepnorm_alpha(&self) -> f64 {
+        self.deepnorm_alpha
+            .unwrap_or_else(|| libm::pow(2.0 * self.layers as f64, 0.25))
+    }
+
+    pub fn d_head(&self) -> usize {
+        self.d / self.heads.max(1)
+    }
+
+    /// Checks every dimension and option; the message names the parameter and its range.
+    pub fn validate(&self) -> Result<(), LabError> {
+        range_check("d", self.d, 2, MAX_D)?;
+        range_check("heads", self.heads, 1, self.d)?;
+        range_check("kv_heads", self.kv_heads, 1, self.heads)?;
+        range_check("d_ff", self.d_ff, 1, MAX_D_FF)?;
+        range_check("tokens", self.tokens, 2, MAX_TOKENS)?;
+        range_check("layers", self.layers, 1, MAX_LAYERS)?;
+        range_check("vocab", self.vocab, 2, MAX_VOCAB)?;
+        range_check("mix_post_layers", self.mix_post_layers, 0, self.layers)?;
+        float_check("eps", self.eps, 1e-12, 1e-1)?;
+        float_check("rope_theta", self.rope_theta, 1.0, 1e9)?;
+        float_check("init_std", self.init_std, 0.0, 10.0)?;
+        if let Some(a) = self.deepnorm_alpha {
+            float_check("deepnorm_alpha", a, 1e-3, 1e3)?;
+        }
+        if self.d % self.heads != 0 {
+            return Err(LabError::Inconsistent(format!(
+                "heads = {} must divide d = {}",
+                self.heads, self.d
+            )));
+        }
+        if self.d_head() % 2 != 0 {
+            return Err(LabError::Inconsistent(format!(
+                "d / heads = {} must be even (rotary embeddings rotate pairs)",
+                self.d_head()
+            )));
+        }
+        if self.heads % self.kv_heads != 0 {
+            return Err(LabError::Inconsistent(format!(
+                "kv_heads = {} must divide heads = {}",
+                self.kv_heads, self.heads
+            )));
+        }
+        if self.tokens * self.d > MAX_STREAM {
+            return Err(LabError::OutOfRange {
+                name: "tokens x d",
+                value: (self.tokens * self.d).to_string(),
+                range: format!("at most {MAX_STREAM}"),
+            });
+        }
+        if self.tokens * self.d_ff > 4 * MAX_STREAM {
+            return Err(LabError::OutOfRange {
+                name: "tokens x d_ff",
+                value: (self.tokens * self.d_ff).to_string(),
+                range: format!("at most {}", 4 * MAX_STREAM),
+            });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn attn_shape(&self) -> AttnShape {
+        AttnShape {
+            tokens: self.tokens,
+            d: self.d,
+            heads: self.heads,
+            kv_heads: self.kv_heads,
+            d_head: self.d_head(),
+        }
+    }
+
+    /// The block shape of layer l (1-based).
+    pub(crate) fn sub_kind(&self, l: usize) -> SubKind {
+        match self.placement {
+            Placement::Pre => SubKind::Residual {
+                scale: 1.0,
+                sandwich: false,
+            },
+            Placement::Lns => SubKind::Residual {
+                scale: 1.0 / (l as f64).sqrt(),
+                sandwich: false,
+            },
+            Placement::Sandwich => SubKind::Residual {
+                scale: 1.0,
+                sandwich: true,
+            },
+            Placement::Post => SubKind::Post { alpha: 1.0 },
+            Placement::DeepNorm => SubKind::Post {
+                alpha: self.deepnorm_alpha(),
+            },
+            Placement::Mix if l <= self.mix_post_layers => SubKind::Post { alpha: 1.0 },
+            Placement::Mix => SubKind::Residual {
+                scale: 1.0,
+                sandwich: false,
+            },
+        }
+    }
+}
+
+/// One sublayer's wiring.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum SubKind {
+    /// h = x + Nb(F(scale Na(x))) (Nb only for Sandwich).
+    Residual { scale: f64, sandwich: bool },
+    /// h = Na(alpha x + F(x)).
+    Post { alpha: f64 },
+}
+
+/// One decoder layer's parameters (Hugging Face names in the doc of each field).
+#[derive(Debug, Clone)]
+pub struct LayerWeights {
+    pub attn: AttnWeights,
+    pub mlp: MlpWeights,
+    /// `input_layernorm`: the norm of the attention sublayer.
+    pub attn_norm: Vec<f64>,
+    /// `post_attention_layernorm`: the norm of the MLP sublayer.
+    pub mlp_norm: Vec<f64>,
+    /// Sandwich only: the norm after attention (`attn_output_layernorm`, ones when absent).
+    pub attn_out_norm: Vec<f64>,
+    /// Sandwich only: the norm after the MLP (`mlp_output_layernorm`, ones when absent).
+    pub mlp_out_norm: Vec<f64>,
+}
+
+impl LayerWeights {
+    pub fn zeros_like(&self) -> LayerWeights {
+        let z = |v: &Vec<f64>| vec![0.0; v.len()];
+        LayerWeights {
+            attn: AttnWeights {
+                q: z(&self.attn.q),
+                k: z(&self.attn.k),
+                v: z(&self.attn.v),
+                o: z(&self.attn.o),
+            },
+            mlp: MlpWeights {
+                gate: z(&self.mlp.gate),
+                up: z(&self.mlp.up),
+                down: z(&self.mlp.down),
+            },
+            attn_norm: z(&self.attn_norm),
+            mlp_norm: z(&self.mlp_norm),
+            attn_out_norm: z(&self.attn_out_norm),
+            mlp_out_norm: z(&self.mlp_out_norm),
+        }
+    }
+
+    /// (Hugging Face name, tensor) for every parameter of the layer.
+    pub fn named(&self) -> Vec<(&'static str, &[f64])> {
+        vec![
+            ("self_attn.q_proj", &self.attn.q),
+            ("self_attn.k_proj", &self.attn.k),
+            ("self_attn.v_proj", &self.attn.v),
+            ("self_attn.o_proj", &self.attn.o),
+            ("mlp.gate_proj", &self.mlp.gate),
+            ("mlp.up_proj", &self.mlp.up),
+            ("mlp.down_proj", &self.mlp.down),
+            ("input_layernorm", &self.attn_norm),
+            ("post_attention_layernorm", &self.mlp_norm),
+            ("attn_output_layernorm", &self.attn_out_norm),
+            ("mlp_output_layernorm", &self.mlp_out_norm),
+        ]
+    }
+
+    #[doc(hidden)]
+    pub fn named_mut_for_tests(&mut self) -> Vec<&mut Vec<f64>> {
+        vec![
+            &mut self.attn.q,
+            &mut self.attn.k,
+            &mut self.attn.v,
+            &mut self.attn.o,
+            &mut self.mlp.gate,
+            &mut self.mlp.up,
+            &mut self.mlp.down,
+            &mut self.attn_norm,
+            &mut self.mlp_norm,
+            &mut self.attn_out_norm,
+            &mut self.mlp_out_norm,
+        ]
+    }
+}
+
+/// All parameters of the network.
+#[derive(Debug, Clone)]
+pub struct Weights {
+    /// `model.embed_tokens.weight`, vocab x d.
+    pub embed: Vec<f64>,
+    pub layers: Vec<LayerWeights>,
+    /// `model.norm.weight`.
+    pub final_norm: Vec<f64>,
+    /// `lm_head.weight`, vocab x d; `None` when tied to the embedding.
+    pub lm_head: Option<Vec<f64>>,
+}
+
+/// Standard normal draws from ChaCha20 by Box-Muller with `libm`, so the same seed gives the same
+/// bits natively and in wasm32.
+#[derive(Debug)]
+pub struct Gaussian {
+    rng: ChaCha20Rng,
+    spare: Option<f64>,
+}
+
+impl Gaussian {
+    pub fn new(seed: u64) -> Gaussian {
+        Gaussian {
+            rng: ChaCha20Rng::seed_from_u64(seed),
+            spare: None,
+        }
+    }
+
+    /// Uniform in [0, 1) with 53 random bits.
+    pub fn uniform(&mut self) -> f64 {
+        (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    pub fn normal(&mut self) -> f64 {
+        if let Some(z) = self.spare.take() {
+            return z;
+        }
+        let u1 = 1.0 - self.uniform(); // (0, 1]
+        let u2 = self.uniform();
+        let r = libm::sqrt(-2.0 * libm::log(u1));
+        let angle = 2.0 * std::f64::consts::PI * u2;
+        self.spare = Some(r * libm::sin(angle));
+        r * libm::cos(angle)
+    }
+
+    pub fn normals(&mut self, n: usize, std: f64) -> Vec<f64> {
+        (0..n).map(|_| std * self.normal()).collect()
+    }
+
+    /// A token id in 0..vocab.
+    pub fn token(&mut self, vocab: usize) -> u32 {
+        ((self.uniform() * vocab as f64) as usize).min(vocab - 1) as u32
+    }
+}
+
+impl Weights {
+    /// Seeded initialisation: every matrix N(0, init_std^2) (output projections / sqrt(2L) with
+    /// `scaled_init`), norm gains 1. The draws happen in a fixed order that does not depend on the
+    /// placement, the norm or the MLP kind, so every placement is measured on the same network.
+    pub fn seeded(cfg: &Config, rng: &mut Gaussian) -> Weights {
+        let (d, f, v) = (cfg.d, cfg.d_ff, cfg.vocab);
+        let dkv = cfg.kv_heads * cfg.d_head();
+        let s = cfg.init_std;
+        let s_out = if cfg.scaled_init {
+            s / (2.0 * cfg.layers as f64).sqrt()
+        } else {
+            s
+        };
+        let embed = rng.normals(v * d, s);
+        let layers = (0..cfg.layers)
+            .map(|_| LayerWeights {
+                attn: AttnWeights {
+                    q: rng.normals(d * d, s),
+                    k: rng.normals(dkv * d, s),
+                    v: rng.normals(dkv * d, s),
+                    o: rng.normals(d * d, s_out),
+                },
+                mlp: MlpWeights {
+                    gate: rng.normals(f * d, s),
+                    up: rng.normals(f * d, s),
+                    down: rng.normals(d * f, s_out),
+                },
+                attn_norm: vec![1.0; d],
+                mlp_norm: vec![1.0; d],
+                attn_out_norm: vec![1.0; d],
+                mlp_out_norm: vec![1.0; d],
+            })
+            .collect();
+        let lm_head = rng.normals(v * d, s);
+        Weights {
+            embed,
+            layers,
+            final_norm: vec![1.0; d],
+            lm_head: if cfg.tie_embeddings {
+                None
+            } else {
+                Some(lm_head)
+            },
+        }
+    }
+
+    /// The unembedding matrix (vocab x d).
+    pub fn unembed(&self) -> &[f64] {
+        self.lm_head.as_deref().unwrap_or(&self.embed)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum FCache {
+    Attn(AttnCache),
+    Mlp(MlpCache),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct SubCache {
+    na: NormCache,
+    f: FCache,
+    nb: Option<NormCache>,
+}
+
+/// What one layer's forward pass keeps for its JVP and VJP.
+#[derive(Debug, Clone)]
+pub struct LayerCache {
+    attn: SubCache,
+    mlp: SubCache,
+}
+
+/// A network ready to run: configuration, weights and the rotary tables.
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub cfg: Config,
+    pub weights: Weights,
+    rope: Rope,
+}
+
+#[derive(Clone, Copy)]
+enum Which {
+    Attn,
+    Mlp,
+}
+
+impl Model {
+    pub fn new(cfg: Config, weights: Weights) -> Result<Model, LabError> {
+        cfg.validate()?;
+        if weights.layers.len() < cfg.layers {
+            return Err(LabError::Inconsistent(format!(
+                "layers = {} but the weights have {}",
+                cfg.layers,
+                weights.layers.len()
+            )));
+        }
+        let rope = Rope::new(cfg.tokens, cfg.d_head(), cfg.rope_theta);
+        Ok(Model { cfg, weights, rope })
+    }
+
+    fn norms(&self, l: usize, which: Which) -> (&[f64], &[f64]) {
+        let w = &self.weights.layers[l - 1];
+        match which {
+            Which::Attn => (&w.attn_norm, &w.attn_out_norm),
+            Which::Mlp => (&w.mlp_norm, &w.mlp_out_norm),
+        }
+    }
+
+    fn f_forward(&self, l: usize, which: Which, u: &[f64]) -> (Vec<f64>, FCache) {
+        let c = &self.cfg;
+        let w = &self.weights.layers[l - 1];
+        match which {
+            Which::Attn => {
+                let (y, k) = attn_forward(c.attn_shape(), &w.attn, &self.rope, u);
+                (y, FCache::Attn(k))
+            }
+            Which::Mlp => {
+                let (y, k) = mlp_forward(c.mlp, &w.mlp, u, c.tokens, c.d, c.d_ff);
+                (y, FCache::Mlp(k))
+            }
+        }
+    }
+
+    fn f_jvp(&self, l: usize, cache: &FCache, du: &[f64]) -> Vec<f64> {
+        let c = &self.cfg;
+        let w = &self.weights.layers[l - 1];
+        match cache {
+            FCache::Attn(k) => attn_jvp(c.attn_shape(), &w.attn, &self.rope, k, du),
+            FCache::Mlp(k) => mlp_jvp(c.mlp, &w.mlp, k, du, c.tokens, c.d, c.d_ff),
+        }
+    }
+
+    fn f_vjp(
+        &self,
+        l: usize,
+        cache: &FCache,
+        g: &[f64],
+        gw: Option<&mut LayerWeights>,
+    ) -> Vec<f64> {
+        let c = &self.cfg;
+        let w = &self.weights.layers[l - 1];
+        match cache {
+            FCache::Attn(k) => attn_vjp(
+                c.attn_shape(),
+                &w.attn,
+                &self.rope,
+                k,
+                g,
+                gw.map(|g| &mut g.attn),
+            ),
+            FCache::Mlp(k) => mlp_vjp(
+                c.mlp,
+                &w.mlp,
+                k,
+                g,
+                c.tokens,
+                c.d,
+                c.d_ff,
+                gw.map(|g| &mut g.mlp),
+            ),
+        }
+    }
+
+    fn sub_forward(&self, l: usize, which: Which, x: &[f64]) -> (Vec<f64>, SubCache) {
+        let (d, eps, nk) = (self.cfg.d, self.cfg.eps, self.cfg.norm_kind);
+        let (ga, gb) = self.norms(l, which);
+        match self.cfg.sub_kind(l) {
+            SubKind::Residual { scale, sandwich } => {
+                let (mut v, na) = norm_forward(nk, x, ga, d, eps);
+                if scale != 1.0 {
+                    v.iter_mut().for_each(|e| *e *= scale);
+                }
+                let (f, fc) = self.f_forward(l, which, &v);
+                let (w, nb) = if sandwich {
+                    let (w, nb) = norm_forward(nk, &f, gb, d, eps);
+                    (w, Some(nb))
+                } else {
+                    (f, None)
+                };
+                let mut h = x.to_vec();
+                axpy(&mut h, 1.0, &w);
+                (h, SubCache { na, f: fc, nb })
+            }
+            SubKind::Post { alpha } => {
+                let (f, fc) = self.f_forward(l, which, x);
+                let z: Vec<f64> = x.iter().zip(&f).map(|(a, b)| alpha * a + b).collect();
+                let (h, na) = norm_forward(nk, &z, ga, d, eps);
+                (
+                    h,
+                    SubCache {
+                        na,
+                        f: fc,
+                        nb: None,
+                    },
+                )
+            }
+        }
+    }
+
+    fn sub_jvp(&self, l: usize, which: Which, c: &SubCache, dx: &[f64]) -> Vec<f64> {
+        let (d, nk) = (self.cfg.d, self.cfg.norm_kind);
+        let (ga, gb) = self.norms(l, which);
+        match self.cfg.sub_kind(l) {
+            SubKind::Residual { scale, .. } => {
+                let mut dv = norm_jvp(nk, &c.na, ga, dx, d);
+                if scale != 1.0 {
+                    dv.iter_mut().for_each(|e| *e *= scale);
+                }
+                let df = self.f_jvp(l, &c.f, &dv);
+                let dw = match &c.nb {
+                    Some(nb) => norm_jvp(nk, nb, gb, &df, d),
+                    None => df,
+                };
+                let mut dh = dx.to_vec();
+                axpy(&mut dh, 1.0, &dw);
+                dh
+            }
+            SubKind::Post { alpha } => {
+                let df = self.f_jvp(l, &c.f, dx);
+                let dz: Vec<f64> = dx.iter().zip(&df).map(|(a, b)| alpha * a + b).collect();
+                norm_jvp(nk, &c.na, ga, &dz, d)
+            }
+        }
+    }
+
+    fn sub_vjp(
+        &self,
+        l: usize,
+        which: Which,
+        c: &SubCache,
+        gh: &[f64],
+        mut gw: Option<&mut LayerWeights>,
+    ) -> Vec<f64> {
+        let (d, nk) = (self.cfg.d, self.cfg.norm_kind);
+        let (ga, gb) = self.norms(l, which);
+        match self.cfg.sub_kind(l) {
+            SubKind::Residual { scale, .. } => {
+                let gf = match &c.nb {
+                    Some(nb) => {
+                        let gg = gw.as_deref_mut().map(|g| match which {
+                            Which::Attn => g.attn_out_norm.as_mut_slice(),
+                            Which::Mlp => g.mlp_out_norm.as_mut_slice(),
+                        });
+                        norm_vjp(nk, nb, gb, gh, d, gg)
+                    }
+                    None => gh.to_vec(),
+                };
+                let mut gv = self.f_vjp(l, &c.f, &gf, gw.as_deref_mut());
+                if scale != 1.0 {
+                    gv.iter_mut().for_each(|e| *e *= scale);
+                }
+                let gg = gw.map(|g| match which {
+                    Which::Attn => g.attn_norm.as_mut_slice(),
+                    Which::Mlp => g.mlp_norm.as_mut_slice(),
+                });
+                let mut gx = norm_vjp(nk, &c.na, ga, &gv, d, gg);
+                axpy(&mut gx, 1.0, gh);
+                gx
+            }
+            SubKind::Post { alpha } => {
+                let gg = gw.as_deref_mut().map(|g| match which {
+                    Which::Attn => g.attn_norm.as_mut_slice(),
+                    Which::Mlp => g.mlp_norm.as_mut_slice(),
+                });
+                let gz = norm_vjp(nk, &c.na, ga, gh, d, gg);
+                let mut gx = self.f_vjp(l, &c.f, &gz, gw);
+                axpy(&mut gx, alpha, &gz);
+                gx
+            }
+        }
+    }
+
+    /// x_(l+1) from x_l (l 1-based), with what the derivatives need.
+    pub fn layer_forward(&self, l: usize, x: &[f64]) -> (Vec<f64>, LayerCache) {
+        let (h, attn) = self.sub_forward(l, Which::Attn, x);
+        let (y, mlp) = self.sub_forward(l, Which::Mlp, &h);
+        (y, LayerCache { attn, mlp })
+    }
+
+    /// J_l dx, J_l = d x_(l+1) / d x_l.
+    pub fn layer_jvp(&self, l: usize, c: &LayerCache, dx: &[f64]) -> Vec<f64> {
+        let dh = self.sub_jvp(l, Which::Attn, &c.attn, dx);
+        self.sub_jvp(l, Which::Mlp, &c.mlp, &dh)
+    }
+
+    /// J_l^T gy; with `gw`, adds the cotangents of layer l's parameters.
+    pub fn layer_vjp(
+        &self,
+        l: usize,
+        c: &LayerCache,
+        gy: &[f64],
+        mut gw: Option<&mut LayerWeights>,
+    ) -> Vec<f64> {
+        let gh = self.sub_vjp(l, Which::Mlp, &c.mlp, gy, gw.as_deref_mut());
+        self.sub_vjp(l, Which::Attn, &c.attn, &gh, gw)
+    }
+
+    /// x_1 for token ids: rows of the embedding.
+    pub fn embed(&self, ids: &[u32]) -> Vec<f64> {
+        let d = self.cfg.d;
+        let mut x = Vec::with_capacity(ids.len() * d);
+        for &id in ids {
+            let r = id as usize;
+            x.extend_from_slice(&self.weights.embed[r * d..(r + 1) * d]);
+        }
+        x
+    }
+
+    /// x_1, ..., x_(L+1) and each layer's cache.
+    pub fn forward(&self, x1: &[f64]) -> (Vec<Vec<f64>>, Vec<LayerCache>) {
+        let mut xs = vec![x1.to_vec()];
+        let mut caches = Vec::with_capacity(self.cfg.layers);
+        for l in 1..=self.cfg.layers {
+            let (y, c) = self.layer_forward(l, &xs[l - 1]);
+            xs.push(y);
+            caches.push(c);
+        }
+        (xs, caches)
+    }
+
+    /// Mean next-token cross-entropy over positions 0..T-2 (targets ids[t+1]) of
+    /// logits = final_norm(x_(L+1)) U^T, and its gradient with respect to x_(L+1).
+    pub fn loss_and_grad(&self, x_last: &[f64], ids: &[u32]) -> (f64, Vec<f64>) {
+        let c = &self.cfg;
+        let (t_n, d, v) = (c.tokens, c.d, c.vocab);
+        let (h, nc) = norm_forward(c.norm_kind, x_last, &self.weights.final_norm, d, c.eps);
+        let u = self.weights.unembed();
+        let logits = crate::linalg::linear(&h, u, t_n, d, v);
+        let count = (t_n - 1) as f64;
+        let mut loss = 0.0;
+        let mut g_logits = vec![0.0; t_n * v];
+        for t in 0..t_n - 1 {
+            let row = &logits[t * v..(t + 1) * v];
+            let mx = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let z: f64 = row.iter().map(|&a| libm::exp(a - mx)).sum();
+            let target = ids[t + 1] as usize;
+            loss += mx + libm::log(z) - row[target];
+            let g = &mut g_logits[t * v..(t + 1) * v];
+            for j in 0..v {
+                g[j] = libm::exp(row[j] - mx) / z / count;
+            }
+            g[target] -= 1.0 / count;
+        }
+        let gh = crate::linalg::linear_t(&g_logits, u, t_n, d, v);
+        let gx = norm_vjp(c.norm_kind, &nc, &self.weights.final_norm, &gh, d, None);
+        (loss / count, gx)
+    }
+}

@@ -1,0 +1,512 @@
+//! The primitive operations of a decoder block, each with a forward pass that records what its
+//! derivatives need, a JVP (tangent in, tangent out) and a VJP (cotangent in, cotangent out, plus
+//! the parameter cotangents). Tensors are row-major T x n slices, one row per token.
+//!
+//! Transcendental functions come from `libm` so that native and wasm32 builds compute the same
+//! bits for the same inputs (the platform libm differs between the two).
+
+use crate::linalg::{linear, linear_grad_w, linear_t};
+
+/// Which normalisation: RMSNorm (LLaMA) or LayerNorm without bias.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NormKind {
+    /// y = x / sqrt(mean(x^2) + eps) * g.
+    Rms,
+    /// y = (x - mean x) / sqrt(mean((x - mean x)^2) + eps) * g.
+    Layer,
+}
+
+/// A row-wise norm applied to T x d, with what its derivatives need: the normalised rows n_hat and
+/// the per-row scale r (the RMS, or the standard deviation for LayerNorm).
+#[derive(Debug, Clone)]
+pub struct NormCache {
+    pub n_hat: Vec<f64>,
+    pub r: Vec<f64>,
+}
+
+pub fn norm_forward(
+    kind: NormKind,
+    x: &[f64],
+    g: &[f64],
+    d: usize,
+    eps: f64,
+) -> (Vec<f64>, NormCache) {
+    let rows = x.len() / d;
+    let mut n_hat = vec![0.0; x.len()];
+    let mut r = vec![0.0; rows];
+    let mut y = vec![0.0; x.len()];
+    for t in 0..rows {
+        let row = &x[t * d..(t + 1) * d];
+        let mean = match kind {
+            NormKind::Rms => 0.0,
+            NormKind::Layer => row.iter().sum::<f64>() / d as f64,
+        };
+        let ms = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / d as f64;
+        let rt = (ms + eps).sqrt();
+        r[t] = rt;
+        for i in 0..d {
+            let nh = (row[i] - mean) / rt;
+            n_hat[t * d + i] = nh;
+            y[t * d + i] = nh * g[i];
+        }
+    }
+    (y, NormCache { n_hat, r })
+}
+
+/// The symmetric per-row projection P v = (v' - n_hat mean(n_hat v')) / r, v' = v (RMS) or
+/// v - mean v (Layer). Both the JVP and (being symmetric) the VJP of the normalisation.
+fn norm_project(kind: NormKind, c: &NormCache, v: &[f64], d: usize) -> Vec<f64> {
+    let rows = v.len() / d;
+    let mut out = vec![0.0; v.len()];
+    for t in 0..rows {
+        let vr = &v[t * d..(t + 1) * d];
+        let nh = &c.n_hat[t * d..(t + 1) * d];
+        let vmean = match kind {
+            NormKind::Rms => 0.0,
+            NormKind::Layer => vr.iter().sum::<f64>() / d as f64,
+        };
+        let proj = nh.iter().zip(vr).map(|(a, b)| a * (b - vmean)).sum::<f64>() / d as f64;
+        let o = &mut out[t * d..(t + 1) * d];
+        for i in 0..d {
+            o[i] = (vr[i] - vmean - nh[i] * proj) / c.r[t];
+        }
+        if kind == NormKind::Layer {
+            // Projection onto zero-mean rows: P = C (I - n n^T/d) C / r with C the centring.
+            let m = o.iter().sum::<f64>() / d as f64;
+            for oi in o.iter_mut() {
+                *oi -= m;
+            }
+        }
+    }
+    out
+}
+
+/// Tangent of the norm's output for an input tangent dx (gain held fixed).
+pub fn norm_jvp(kind: NormKind, c: &NormCache, g: &[f64], dx: &[f64], d: usize) -> Vec<f64> {
+    let mut out = norm_project(kind, c, dx, d);
+    for (i, o) in out.iter_mut().enumerate() {
+        *o *= g[i % d];
+    }
+    out
+}
+
+/// Input cotangent of the norm for an output cotangent gy; adds the gain's cotangent to `gg`.
+pub fn norm_vjp(
+    kind: NormKind,
+    c: &NormCache,
+    g: &[f64],
+    gy: &[f64],
+    d: usize,
+    gg: Option<&mut [f64]>,
+) -> Vec<f64> {
+    if let Some(gg) = gg {
+        for (i, (a, b)) in gy.iter().zip(&c.n_hat).enumerate() {
+            gg[i % d] += a * b;
+        }
+    }
+    let scaled: Vec<f64> = gy.iter().enumerate().map(|(i, v)| v * g[i % d]).collect();
+    norm_project(kind, c, &scaled, d)
+}
+
+/// Rotary angles cos/sin for positions 0..T and frequencies theta^(-2i/d_head), i < d_head/2
+/// (Hugging Face's rotate_half convention: pairs (i, i + d_head/2)).
+#[derive(Debug, Clone)]
+pub struct Rope {
+    pub cos: Vec<f64>,
+    pub sin: Vec<f64>,
+    pub half: usize,
+}
+
+impl Rope {
+    pub fn new(tokens: usize, d_head: usize, theta: f64) -> Rope {
+        let half = d_head / 2;
+        let mut cos = vec![0.0; tokens * half];
+        let mut sin = vec![0.0; tokens * half];
+        for i in 0..half {
+            let inv_freq = 1.0 / libm::pow(theta, (2 * i) as f64 / d_head as f64);
+            for t in 0..tokens {
+                let angle = t as f64 * inv_freq;
+                cos[t * half + i] = libm::cos(angle);
+                sin[t * half + i] = libm::sin(angle);
+            }
+        }
+        Rope { cos, sin, half }
+    }
+
+    /// Rotates every head of x (T x heads*d_head) in place; `inverse` rotates by minus the angle
+    /// (the transpose, used by the VJP).
+    pub fn apply(&self, x: &mut [f64], heads: usize, inverse: bool) {
+        let half = self.half;
+        let dh = 2 * half;
+        let width = heads * dh;
+        let tokens = x.len() / width;
+        let sign = if inverse { -1.0 } else { 1.0 };
+        for t in 0..tokens {
+            for h in 0..heads {
+                let base = t * width + h * dh;
+                for i in 0..half {
+                    let (c, s) = (self.cos[t * half + i], sign * self.sin[t * half + i]);
+                    let a = x[base + i];
+                    let b = x[base + half + i];
+                    x[base + i] = a * c - b * s;
+                    x[base + half + i] = b * c + a * s;
+                }
+            }
+        }
+    }
+}
+
+/// Attention weights: q_proj, k_proj, v_proj (kv_heads*d_head x d for k and v), o_proj.
+#[derive(Debug, Clone)]
+pub struct AttnWeights {
+    pub q: Vec<f64>,
+    pub k: Vec<f64>,
+    pub v: Vec<f64>,
+    pub o: Vec<f64>,
+}
+
+/// Shapes of the attention: tokens, width d, heads, key/value heads, head width.
+#[derive(Debug, Clone, Copy)]
+pub struct AttnShape {
+    pub tokens: usize,
+    pub d: usize,
+    pub heads: usize,
+    pub kv_heads: usize,
+    pub d_head: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct AttnCache {
+    u: Vec<f64>,
+    /// Rotated queries and keys, values, softmax probabilities (heads x T x T), concatenated heads.
+    q: Vec<f64>,
+    k: Vec<f64>,
+    v: Vec<f64>,
+    p: Vec<f64>,
+    o: Vec<f64>,
+}
+
+/// Per-head slice helpers: element (t, j) of head h in a T x (heads*d_head) matrix.
+#[inline]
+fn at(t: usize, h: usize, j: usize, heads: usize, dh: usize) -> usize {
+    t * heads * dh + h * dh + j
+}
+
+/// Causal multi-head attention: out = concat_h(softmax(Q_h K_h^T / sqrt(d_head) + mask) V_h) W_o^T,
+/// with Q = rope(u W_q^T), K = rope(u W_k^T), V = u W_v^T.
+pub fn attn_forward(
+    s: AttnShape,
+    w: &AttnWeights,
+    rope: &Rope,
+    u: &[f64],
+) -> (Vec<f64>, AttnCache) {
+    let (t_n, d, hn, kvn, dh) = (s.tokens, s.d, s.heads, s.kv_heads, s.d_head);
+    let mut q = linear(u, &w.q, t_n, d, hn * dh);
+    let mut k = linear(u, &w.k, t_n, d, kvn * dh);
+    let v = linear(u, &w.v, t_n, d, kvn * dh);
+    rope.apply(&mut q, hn, false);
+    rope.apply(&mut k, kvn, false);
+    let scale = 1.0 / (dh as f64).sqrt();
+    let group = hn / kvn;
+    let mut p = vec![0.0; hn * t_n * t_n];
+    let mut o = vec![0.0; t_n * hn * dh];
+    for h in 0..hn {
+        let kh = h / group;
+        for i in 0..t_n {
+            let row = &mut p[(h * t_n + i) * t_n..(h * t_n + i + 1) * t_n];
+            let mut mx = f64::NEG_INFINITY;
+            for j in 0..=i {
+                let mut sc = 0.0;
+                for e in 0..dh {
+                    sc += q[at(i, h, e, hn, dh)] * k[at(j, kh, e, kvn, dh)];
+                }
+                row[j] = sc * scale;
+                mx = mx.max(row[j]);
+            }
+            let mut z = 0.0;
+            for pj in row.iter_mut().take(i + 1) {
+                *pj = libm::exp(*pj - mx);
+                z += *pj;
+            }
+            for pj in row.iter_mut().take(i + 1) {
+                *pj /= z;
+            }
+            for j in 0..=i {
+                let pij = row[j];
+                for e in 0..dh {
+                    o[at(i, h, e, hn, dh)] += pij * v[at(j, kh, e, kvn, dh)];
+                }
+            }
+        }
+    }
+    let out = linear(&o, &w.o, t_n, hn * dh, d);
+    (
+        out,
+        AttnCache {
+            u: u.to_vec(),
+            q,
+            k,
+            v,
+            p,
+            o,
+        },
+    )
+}
+
+pub fn attn_jvp(s: AttnShape, w: &AttnWeights, rope: &Rope, c: &AttnCache, du: &[f64]) -> Vec<f64> {
+    let (t_n, d, hn, kvn, dh) = (s.tokens, s.d, s.heads, s.kv_heads, s.d_head);
+    let mut dq = linear(du, &w.q, t_n, d, hn * dh);
+    let mut dk = linear(du, &w.k, t_n, d, kvn * dh);
+    let dv = linear(du, &w.v, t_n, d, kvn * dh);
+    rope.apply(&mut dq, hn, false);
+    rope.apply(&mut dk, kvn, false);
+    let scale = 1.0 / (dh as f64).sqrt();
+    let group = hn / kvn;
+    let mut d_o = vec![0.0; t_n * hn * dh];
+    let mut ds = vec![0.0; t_n];
+    for h in 0..hn {
+        let kh = h / group;
+        for i in 0..t_n {
+            let prow = &c.p[(h * t_n + i) * t_n..(h * t_n + i + 1) * t_n];
+            let mut mean = 0.0;
+            for j in 0..=i {
+                let mut sc = 0.0;
+                for e in 0..dh {
+                    sc += dq[at(i, h, e, hn, dh)] * c.k[at(j, kh, e, kvn, dh)]
+                        + c.q[at(i, h, e, hn, dh)] * dk[at(j, kh, e, kvn, dh)];
+                }
+                ds[j] = sc * scale;
+                mean += prow[j] * ds[j];
+            }
+            for j in 0..=i {
+                // dP = P (dS - sum_j P dS); dO = dP V + P dV.
+                let dp = prow[j] * (ds[j] - mean);
+                let pij = prow[j];
+                for e in 0..dh {
+                    d_o[at(i, h, e, hn, dh)] +=
+                        dp * c.v[at(j, kh, e, kvn, dh)] + pij * dv[at(j, kh, e, kvn, dh)];
+                }
+            }
+        }
+    }
+    linear(&d_o, &w.o, t_n, hn * dh, d)
+}
+
+/// Parameter cotangents of the attention (same layout as [`AttnWeights`]).
+pub fn attn_vjp(
+    s: AttnShape,
+    w: &AttnWeights,
+    rope: &Rope,
+    c: &AttnCache,
+    gout: &[f64],
+    gw: Option<&mut AttnWeights>,
+) -> Vec<f64> {
+    let (t_n, d, hn, kvn, dh) = (s.tokens, s.d, s.heads, s.kv_heads, s.d_head);
+    let g_o = linear_t(gout, &w.o, t_n, hn * dh, d);
+    let scale = 1.0 / (dh as f64).sqrt();
+    let group = hn / kvn;
+    let mut gq = vec![0.0; t_n * hn * dh];
+    let mut gk = vec![0.0; t_n * kvn * dh];
+    let mut gv = vec![0.0; t_n * kvn * dh];
+    let mut gp = vec![0.0; t_n];
+    for h in 0..hn {
+        let kh = h / group;
+        for i in 0..t_n {
+            let prow = &c.p[(h * t_n + i) * t_n..(h * t_n + i + 1) * t_n];
+            let mut mean = 0.0;
+            for j in 0..=i {
+                let mut sc = 0.0;
+                for e in 0..dh {
+                    sc += g_o[at(i, h, e, hn, dh)] * c.v[at(j, kh, e, kvn, dh)];
+                }
+                gp[j] = sc;
+                mean += prow[j] * sc;
+                for e in 0..dh {
+                    gv[at(j, kh, e, kvn, dh)] += prow[j] * g_o[at(i, h, e, hn, dh)];
+                }
+            }
+            for j in 0..=i {
+                let gs = prow[j] * (gp[j] - mean) * scale;
+                for e in 0..dh {
+                    gq[at(i, h, e, hn, dh)] += gs * c.k[at(j, kh, e, kvn, dh)];
+                    gk[at(j, kh, e, kvn, dh)] += gs * c.q[at(i, h, e, hn, dh)];
+                }
+            }
+        }
+    }
+    rope.apply(&mut gq, hn, true);
+    rope.apply(&mut gk, kvn, true);
+    let mut gu = linear_t(&gq, &w.q, t_n, d, hn * dh);
+    let gu_k = linear_t(&gk, &w.k, t_n, d, kvn * dh);
+    let gu_v = linear_t(&gv, &w.v, t_n, d, kvn * dh);
+    for i in 0..gu.len() {
+        gu[i] += gu_k[i] + gu_v[i];
+    }
+    if let Some(gw) = gw {
+        linear_grad_w(&mut gw.q, &gq, &c.u, t_n, d, hn * dh);
+        linear_grad_w(&mut gw.k, &gk, &c.u, t_n, d, kvn * dh);
+        linear_grad_w(&mut gw.v, &gv, &c.u, t_n, d, kvn * dh);
+        linear_grad_w(&mut gw.o, gout, &c.o, t_n, hn * dh, d);
+    }
+    gu
+}
+
+/// Which MLP: SwiGLU down(silu(gate u) * up u) (LLaMA), or GELU down(gelu(up u)) (tanh form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MlpKind {
+    SwiGlu,
+    Gelu,
+}
+
+/// MLP weights: gate_proj and up_proj (d_ff x d), down_proj (d x d_ff). GELU ignores `gate`.
+#[derive(Debug, Clone)]
+pub struct MlpWeights {
+    pub gate: Vec<f64>,
+    pub up: Vec<f64>,
+    pub down: Vec<f64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct MlpCache {
+    u: Vec<f64>,
+    a: Vec<f64>,
+    b: Vec<f64>,
+    m: Vec<f64>,
+}
+
+/// sigmoid via libm for portable bits.
+#[inline]
+pub fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + libm::exp(-x))
+}
+
+/// silu(a) = a sigmoid(a) and its derivative sigmoid(a) (1 + a (1 - sigmoid(a))).
+#[inline]
+pub fn silu_and_derivative(a: f64) -> (f64, f64) {
+    let s = sigmoid(a);
+    (a * s, s * (1.0 + a * (1.0 - s)))
+}
+
+const GELU_K: f64 = 0.797_884_560_802_865_4; // sqrt(2/pi)
+const GELU_C: f64 = 0.044_715;
+
+/// gelu(a) = a/2 (1 + tanh(k (a + 0.044715 a^3))), k = sqrt(2/pi), and its derivative.
+#[inline]
+pub fn gelu_and_derivative(a: f64) -> (f64, f64) {
+    let th = libm::tanh(GELU_K * (a + GELU_C * a * a * a));
+    let value = 0.5 * a * (1.0 + th);
+    let deriv =
+        0.5 * (1.0 + th) + 0.5 * a * (1.0 - th * th) * GELU_K * (1.0 + 3.0 * GELU_C * a * a);
+    (value, deriv)
+}
+
+pub fn mlp_forward(
+    kind: MlpKind,
+    w: &MlpWeights,
+    u: &[f64],
+    tokens: usize,
+    d: usize,
+    d_ff: usize,
+) -> (Vec<f64>, MlpCache) {
+    let b = linear(u, &w.up, tokens, d, d_ff);
+    let (a, m): (Vec<f64>, Vec<f64>) = match kind {
+        MlpKind::SwiGlu => {
+            let a = linear(u, &w.gate, tokens, d, d_ff);
+            let m = a
+                .iter()
+                .zip(&b)
+                .map(|(&ai, &bi)| silu_and_derivative(ai).0 * bi)
+                .collect::<Vec<f64>>();
+            (a, m)
+        }
+        MlpKind::Gelu => {
+            let m = b
+                .iter()
+                .map(|&bi| gelu_and_derivative(bi).0)
+                .collect::<Vec<f64>>();
+            (Vec::new(), m)
+        }
+    };
+    let out = linear(&m, &w.down, tokens, d_ff, d);
+    (
+        out,
+        MlpCache {
+            u: u.to_vec(),
+            a,
+            b,
+            m,
+        },
+    )
+}
+
+pub fn mlp_jvp(
+    kind: MlpKind,
+    w: &MlpWeights,
+    c: &MlpCache,
+    du: &[f64],
+    tokens: usize,
+    d: usize,
+    d_ff: usize,
+) -> Vec<f64> {
+    let db = linear(du, &w.up, tokens, d, d_ff);
+    let dm: Vec<f64> = match kind {
+        MlpKind::SwiGlu => {
+            let da = linear(du, &w.gate, tokens, d, d_ff);
+            (0..db.len())
+                .map(|i| {
+                    let (s, ds) = silu_and_derivative(c.a[i]);
+                    ds * da[i] * c.b[i] + s * db[i]
+                })
+                .collect()
+        }
+        MlpKind::Gelu => (0..db.len())
+            .map(|i| gelu_and_derivative(c.b[i]).1 * db[i])
+            .collect(),
+    };
+    linear(&dm, &w.down, tokens, d_ff, d)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_vjp(
+    kind: MlpKind,
+    w: &MlpWeights,
+    c: &MlpCache,
+    gout: &[f64],
+    tokens: usize,
+    d: usize,
+    d_ff: usize,
+    gw: Option<&mut MlpWeights>,
+) -> Vec<f64> {
+    let gm = linear_t(gout, &w.down, tokens, d_ff, d);
+    let (ga, gb): (Vec<f64>, Vec<f64>) = match kind {
+        MlpKind::SwiGlu => (0..gm.len())
+            .map(|i| {
+                let (s, ds) = silu_and_derivative(c.a[i]);
+                (gm[i] * c.b[i] * ds, gm[i] * s)
+            })
+            .unzip(),
+        MlpKind::Gelu => (
+            Vec::new(),
+            (0..gm.len())
+                .map(|i| gm[i] * gelu_and_derivative(c.b[i]).1)
+                .collect(),
+        ),
+    };
+    let mut gu = linear_t(&gb, &w.up, tokens, d, d_ff);
+    if kind == MlpKind::SwiGlu {
+        let gu_a = linear_t(&ga, &w.gate, tokens, d, d_ff);
+        for (x, y) in gu.iter_mut().zip(&gu_a) {
+            *x += y;
+        }
+    }
+    if let Some(gw) = gw {
+        linear_grad_w(&mut gw.up, &gb, &c.u, tokens, d, d_ff);
+        if kind == MlpKind::SwiGlu {
+            linear_grad_w(&mut gw.gate, &ga, &c.u, tokens, d, d_ff);
+        }
+        linear_grad_w(&mut gw.down, gout, &c.m, tokens, d_ff, d);
+    }
+    gu
+}

@@ -1,0 +1,424 @@
+//! `depthprod lab`: the network lab in the terminal. Parses flags, resolves the configuration
+//! (flags over the checkpoint's config.json over its tensor shapes over the defaults), calls
+//! `depthlab::run` and prints a table or the JSON of the CLI contract. No mathematics here.
+
+use clap::{Args, ValueEnum};
+use depthlab::{
+    Config, FileConfig, InputSpec, LabSpec, LanczosOptions, MlpKind, NormKind, Overrides,
+    Placement, Report, Selection,
+};
+use serde_json::{json, Value};
+use std::io::{IsTerminal, Write};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum NormArg {
+    Pre,
+    Lns,
+    Post,
+    Deepnorm,
+    Sandwich,
+    Mix,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum NormKindArg {
+    Rms,
+    Layer,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum MlpArg {
+    Swiglu,
+    Gelu,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum InputArg {
+    Tokens,
+    Gaussian,
+}
+
+/// Measure a LLaMA-style decoder stack: per-layer variance, ||J_l||_2, ||J_l - I||_2, end-to-end
+/// norms ||d x_(L+1)/d x_l||_2, parameter-gradient norms, angular distances, and the paper's
+/// certified bound (Eqs. 9 and 15 with A, B of Eqs. 47-48 and the measured variances) beside them.
+#[derive(Debug, Args)]
+pub struct LabArgs {
+    /// Norm placement: pre, lns (norm output times 1/sqrt(l)), post, deepnorm, sandwich, mix.
+    #[arg(long, value_enum, default_value = "pre")]
+    norm: NormArg,
+    /// Model width d (default 128; from the file with --weights).
+    #[arg(long)]
+    d: Option<usize>,
+    /// Attention heads h (default 4).
+    #[arg(long)]
+    heads: Option<usize>,
+    /// Key/value heads (grouped-query attention; default = heads).
+    #[arg(long = "kv-heads")]
+    kv_heads: Option<usize>,
+    /// MLP width d_ff (default 344).
+    #[arg(long = "d-ff")]
+    d_ff: Option<usize>,
+    /// Sequence length T (default 32).
+    #[arg(long)]
+    tokens: Option<usize>,
+    /// Number of layers L (default 32; with --weights at most the file's count).
+    #[arg(long)]
+    layers: Option<usize>,
+    /// Vocabulary size of seeded networks (default 256).
+    #[arg(long)]
+    vocab: Option<usize>,
+    /// Init std sigma of every matrix (0.02 as in the paper's configs); also the sigma of A and B.
+    #[arg(
+        long = "init-std",
+        default_value_t = 0.02,
+        allow_negative_numbers = true
+    )]
+    init_std: f64,
+    /// Seed of the weights, the token ids and the Gaussian inputs.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// A Hugging Face LlamaForCausalLM .safetensors file (config.json beside it is read).
+    #[arg(long)]
+    weights: Option<String>,
+    /// Token ids, comma separated (else drawn from the seed); their count sets T.
+    #[arg(long = "input-ids")]
+    input_ids: Option<String>,
+    /// Inputs: token ids through the embedding, or Gaussian residual inputs x_1.
+    #[arg(long, value_enum, default_value = "tokens")]
+    input: InputArg,
+    /// Std of the Gaussian inputs.
+    #[arg(
+        long = "input-std",
+        default_value_t = 1.0,
+        allow_negative_numbers = true
+    )]
+    input_std: f64,
+    /// RMSNorm (LLaMA) or LayerNorm without bias.
+    #[arg(long = "norm-kind", value_enum, default_value = "rms")]
+    norm_kind: NormKindArg,
+    /// SwiGLU (LLaMA) or GELU (tanh form) MLP.
+    #[arg(long, value_enum, default_value = "swiglu")]
+    mlp: MlpArg,
+    /// Norm epsilon (default 1e-6, or rms_norm_eps from config.json).
+    #[arg(long, allow_negative_numbers = true)]
+    eps: Option<f64>,
+    /// Rotary base (default 10000, or rope_theta from config.json).
+    #[arg(long = "rope-theta", allow_negative_numbers = true)]
+    rope_theta: Option<f64>,
+    /// Scale the output projections' init std by 1/sqrt(2 L).
+    #[arg(long = "scaled-init")]
+    scaled_init: bool,
+    /// Mix-LN: number of leading Post-LN layers (default L/4, rounded down).
+    #[arg(long = "mix-post-layers")]
+    mix_post_layers: Option<usize>,
+    /// DeepNorm residual multiplier alpha (default (2 L)^(1/4)).
+    #[arg(long = "deepnorm-alpha", allow_negative_numbers = true)]
+    deepnorm_alpha: Option<f64>,
+    /// Seeded networks: unembedding tied to the embedding.
+    #[arg(long = "tie-embeddings")]
+    tie_embeddings: bool,
+    /// Relative tolerance of the Lanczos iterations (residual / Rayleigh quotient).
+    #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
+    tol: f64,
+    /// Iteration cap of each Lanczos run.
+    #[arg(long = "max-iter", default_value_t = 300)]
+    max_iter: usize,
+    /// Skip the end-to-end norms (the costliest measurement: L(L+1)/2 layer passes per step).
+    #[arg(long = "no-end-to-end")]
+    no_end_to_end: bool,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_ids(text: &str) -> Result<Vec<u32>, String> {
+    text.split(',')
+        .map(|t| t.trim())
+        .filter(|t| !t.is_empty())
+        .enumerate()
+        .map(|(i, t)| {
+            t.parse::<u32>().map_err(|_| {
+                format!(
+                    "--input-ids: entry {} ({t:?}) is not a non-negative integer",
+                    i + 1
+                )
+            })
+        })
+        .collect()
+}
+
+fn spec(args: &LabArgs) -> Result<LabSpec, String> {
+    let placement = match args.norm {
+        NormArg::Pre => Placement::Pre,
+        NormArg::Lns => Placement::Lns,
+        NormArg::Post => Placement::Post,
+        NormArg::Deepnorm => Placement::DeepNorm,
+        NormArg::Sandwich => Placement::Sandwich,
+        NormArg::Mix => Placement::Mix,
+    };
+    let ids = args.input_ids.as_deref().map(parse_ids).transpose()?;
+    if let (Some(ids), Some(t)) = (&ids, args.tokens) {
+        if ids.len() != t {
+            return Err(format!(
+                "--input-ids has {} ids but --tokens is {t}",
+                ids.len()
+            ));
+        }
+    }
+    let tokens = args.tokens.or(ids.as_ref().map(|v| v.len())).unwrap_or(32);
+    let defaults = Config::default_case();
+    let mut base = Config {
+        placement,
+        norm_kind: match args.norm_kind {
+            NormKindArg::Rms => NormKind::Rms,
+            NormKindArg::Layer => NormKind::Layer,
+        },
+        mlp: match args.mlp {
+            MlpArg::Swiglu => MlpKind::SwiGlu,
+            MlpArg::Gelu => MlpKind::Gelu,
+        },
+        tokens,
+        init_std: args.init_std,
+        scaled_init: args.scaled_init,
+        deepnorm_alpha: args.deepnorm_alpha,
+        tie_embeddings: args.tie_embeddings,
+        ..defaults.clone()
+    };
+    let (cfg, weights) = match &args.weights {
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("--weights: cannot read {path}: {e}"))?;
+            let config_path = std::path::Path::new(path).with_file_name("config.json");
+            let file_cfg = match std::fs::read_to_string(&config_path) {
+                Ok(text) => Some(FileConfig::parse(&text).map_err(|e| e.to_string())?),
+                Err(_) => None,
+            };
+            let ov = Overrides {
+                d: args.d,
+                heads: args.heads,
+                kv_heads: args.kv_heads,
+                d_ff: args.d_ff,
+                layers: args.layers,
+                vocab: args.vocab,
+                eps: args.eps,
+                rope_theta: args.rope_theta,
+            };
+            base.mix_post_layers = 0;
+            let (mut cfg, w) =
+                depthlab::load(&bytes, file_cfg.as_ref(), &base, &ov).map_err(|e| e.to_string())?;
+            cfg.mix_post_layers = args.mix_post_layers.unwrap_or(cfg.layers / 4);
+            (cfg, Some(w))
+        }
+        None => {
+            let heads = args.heads.unwrap_or(defaults.heads);
+            let layers = args.layers.unwrap_or(defaults.layers);
+            let cfg = Config {
+                d: args.d.unwrap_or(defaults.d),
+                heads,
+                kv_heads: args.kv_heads.unwrap_or(heads),
+                d_ff: args.d_ff.unwrap_or(defaults.d_ff),
+                layers,
+                vocab: args.vocab.unwrap_or(defaults.vocab),
+                eps: args.eps.unwrap_or(defaults.eps),
+                rope_theta: args.rope_theta.unwrap_or(defaults.rope_theta),
+                mix_post_layers: args.mix_post_layers.unwrap_or(layers / 4),
+                ..base
+            };
+            (cfg, None)
+        }
+    };
+    cfg.validate().map_err(|e| e.to_string())?;
+    let input = match args.input {
+        InputArg::Tokens => InputSpec::Tokens(ids),
+        InputArg::Gaussian => InputSpec::Gaussian {
+            std: args.input_std,
+        },
+    };
+    Ok(LabSpec {
+        cfg,
+        seed: args.seed,
+        weights,
+        input,
+        lanczos: LanczosOptions {
+            tol: args.tol,
+            max_iter: args.max_iter,
+            ..LanczosOptions::default()
+        },
+        select: Selection {
+            end_to_end: !args.no_end_to_end,
+            ..Selection::default()
+        },
+    })
+}
+
+/// Runs `depthprod lab`; the text to print, or a one-line error.
+pub fn run(args: &LabArgs) -> Result<String, String> {
+    let spec = spec(args)?;
+    let mut stderr_tty = std::io::stderr().is_terminal();
+    stderr_tty &= std::env::var_os("NO_PROGRESS").is_none();
+    let progress = move |phase: &str, done: usize, total: usize| {
+        let mut e = std::io::stderr().lock();
+        if stderr_tty {
+            let width = 30;
+            let filled = (done * width).checked_div(total).unwrap_or(0).min(width);
+            let _ = write!(
+                e,
+                "\r{phase:<22} [{}{}] {done}/{total}",
+                "#".repeat(filled),
+                " ".repeat(width - filled)
+            );
+            if done == total {
+                let _ = writeln!(e);
+            }
+        } else if done == total && total > 0 {
+            let _ = writeln!(e, "lab: {phase} done ({total})");
+        }
+    };
+    let report = depthlab::run(&spec, &progress).map_err(|e| e.to_string())?;
+    Ok(if args.json {
+        contract_json(&report).to_string()
+    } else {
+        table(&report)
+    })
+}
+
+fn interval(i: &Option<depthlab::measure::Interval>) -> Value {
+    match i {
+        Some(i) => json!({"value": i.value, "lo": i.lo, "hi": i.hi}),
+        None => Value::Null,
+    }
+}
+
+/// The JSON of the CLI contract (README, "depthprod lab"), plus the supporting detail.
+pub fn contract_json(r: &Report) -> Value {
+    let layers: Vec<Value> = r
+        .layers
+        .iter()
+        .map(|l| {
+            json!({
+                "layer": l.layer,
+                "variance": l.variance,
+                "jacobian_norm": l.jacobian_norm,
+                "jacobian_minus_identity_norm": l.jacobian_minus_identity_norm,
+                "end_to_end_norm": l.end_to_end_norm,
+                "grad_norm": l.grad_norm,
+                "log_product_of_norms": l.log_product_of_norms,
+                "grad_to_jacobian_minus_identity": l.grad_to_jacobian_minus_identity,
+                "grad_norms": l.grad_norms.as_ref().map(|g| g.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>()),
+                "jacobian": l.jacobian,
+                "jacobian_minus_identity": l.jacobian_minus_identity,
+                "end_to_end": l.end_to_end,
+                "bound_unscaled_log": interval(&l.bound_unscaled_log),
+                "bound_scaled_log": interval(&l.bound_scaled_log),
+                "looseness_unscaled_log": l.looseness_unscaled_log,
+                "looseness_scaled_log": l.looseness_scaled_log,
+            })
+        })
+        .collect();
+    let fit = |f: &Option<depthlab::measure::Fit>, rate: &str| match f {
+        Some(f) => {
+            let mut m = serde_json::Map::new();
+            m.insert("c".into(), json!(f.c));
+            m.insert(rate.into(), json!(f.rate));
+            m.insert("c_ci95".into(), json!(f.c_ci));
+            m.insert(format!("{rate}_ci95"), json!(f.rate_ci));
+            m.insert("r2".into(), json!(f.r2));
+            Value::Object(m)
+        }
+        None => Value::Null,
+    };
+    let b = &r.bound;
+    json!({
+        "config": r.config,
+        "seed": r.seed,
+        "token_ids": r.token_ids,
+        "loss": r.loss,
+        "final_variance": r.final_variance,
+        "lanczos_tol": r.lanczos_tol,
+        "layers": layers,
+        "fit": {"power": fit(&r.fit_power, "q"), "exponential": fit(&r.fit_exponential, "lambda")},
+        "bound": {
+            "A": b.a, "B": b.b, "B_factored_reading": b.b_factored, "sigma": b.sigma,
+            "unscaled": interval(&b.unscaled), "scaled": interval(&b.scaled),
+            "unscaled_power_fit": interval(&b.unscaled_power_fit),
+            "scaled_power_fit": interval(&b.scaled_power_fit),
+            "errors": b.errors,
+        },
+        "angular_distance": r.angular_distance,
+    })
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| format!("{v:.6e}"))
+}
+
+fn table(r: &Report) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "depthprod lab: {} d={} h={} d_ff={} T={} L={} sigma={} seed={} loss={}\n",
+        r.config.placement.name(),
+        r.config.d,
+        r.config.heads,
+        r.config.d_ff,
+        r.config.tokens,
+        r.config.layers,
+        r.config.init_std,
+        r.seed,
+        opt(r.loss)
+    ));
+    s.push_str(&format!(
+        "{:>5} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13}\n",
+        "layer",
+        "variance",
+        "||J||",
+        "||J-I||",
+        "||dxL/dxl||",
+        "prod ||J||",
+        "grad norm",
+        "Eq.9 bound"
+    ));
+    for l in &r.layers {
+        s.push_str(&format!(
+            "{:>5} {:>13.6e} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13}\n",
+            l.layer,
+            l.variance,
+            opt(l.jacobian_norm),
+            opt(l.jacobian_minus_identity_norm),
+            opt(l.end_to_end_norm),
+            opt(l.log_product_of_norms.map(f64::exp)),
+            opt(l.grad_norm),
+            opt(l.bound_unscaled_log.map(|b| b.value.exp())),
+        ));
+    }
+    let b = &r.bound;
+    s.push_str(&format!(
+        "A = {:.6e}, B = {:.6e} (Eqs. 47-48); log Eq. 9 product = {}; log Eq. 15 product = {}\n",
+        b.a,
+        b.b,
+        b.unscaled.map_or("-".into(), |i| format!(
+            "{:.10e} [{:.10e}, {:.10e}]",
+            i.value, i.lo, i.hi
+        )),
+        b.scaled.map_or("-".into(), |i| format!(
+            "{:.10e} [{:.10e}, {:.10e}]",
+            i.value, i.lo, i.hi
+        )),
+    ));
+    for e in &b.errors {
+        s.push_str(&format!("note: {e}\n"));
+    }
+    if let Some(f) = &r.fit_power {
+        s.push_str(&format!(
+            "fit sigma^2 = c l^q: c = {:.4e}, q = {:.4}\n",
+            f.c, f.rate
+        ));
+    }
+    if let Some(f) = &r.fit_exponential {
+        s.push_str(&format!(
+            "fit sigma^2 = c e^(lambda l): c = {:.4e}, lambda = {:.4}\n",
+            f.c, f.rate
+        ));
+    }
+    s.push_str("These are upper bounds from the paper's argument; a bounded product is neither useful depth nor a non-negligible gradient.");
+    s
+}
