@@ -189,3 +189,4 @@ export const depthGrid = (nMax, count) => call('depthGrid', nMax, count);
 export const parseList = (text) => call('parseList', text);
 export const closedForms = (args) => call('closedForms', args);
 export const rotation = (theta, r, n) => call('rotation', theta, r, n);
+export const fitPowerLaw = (values) => call('fitPowerLaw', values);

@@ -260,11 +260,9 @@ export function validate(state, prevGood) {
   }
   const t = state.text;
   const num = (k) => strictNum(t[k]);
-  // What the core is given for a typed parameter. The core takes exact decimals (q = 0.4 is 2/5), but
-  // today it refuses the decimal ends of the supported ranges (c = 0.001 and q = 0.05 lie a hair
-  // below the double bounds it compares with), so the page passes the double until that is fixed:
-  // switch to `String(text).trim()` then. NaN for text that is no number (the core names the field).
-  const dec = (text) => strictNum(text);
+  // What the core is given for a typed parameter: the decimal as typed. The core reads it exactly
+  // (q = 0.4 is 2/5), decides convergence and resonance on it, and names the field when it is no number.
+  const dec = (text) => String(text).trim();
   const raw = { ...(prevGood.raw || {}) };
 
   const check = (field, over, prefix = '') => {

@@ -321,9 +321,11 @@ fn check_exact(
         });
     }
     check(name, r.value, (min, max))?;
-    if r.exact.cmp_exact(&Exact::from_f64(min)).is_lt()
-        || r.exact.cmp_exact(&Exact::from_f64(max)).is_gt()
-    {
+    // The documented range is decimal ([0.001, 1000], [0.05, 8], ...): compare with the decimals
+    // the bounds are written as (their shortest round-trip text), not with the doubles, which
+    // lie a little off them (the double 1e-3 is above 1/1000, so a typed "0.001" would be refused).
+    let decimal = |x: f64| Exact::parse(&x.to_string()).unwrap_or_else(|| Exact::from_f64(x));
+    if r.exact.cmp_exact(&decimal(min)).is_lt() || r.exact.cmp_exact(&decimal(max)).is_gt() {
         return Err(Error::OutOfRange {
             name,
             value: r.value,

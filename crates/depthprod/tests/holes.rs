@@ -167,3 +167,34 @@ fn messages_print_short_numbers() {
         .to_string();
     assert_eq!(msg, "A = -5e-324 is outside the supported range [0, 100]");
 }
+
+/// The ends of every range, typed as the decimals the messages print, are inside it; a decimal
+/// one step past an end is outside, even where its double rounds onto the end.
+#[test]
+fn typed_range_ends_are_accepted_and_just_outside_refused() {
+    for (c, q) in [("0.001", "0.05"), ("1000", "8"), ("0.001", "8"), ("1000", "0.05")] {
+        let plan = typed(Family::Unscaled, "100", "100", c, q);
+        let v = plan.log_product(1000).unwrap();
+        assert!(v.relative_width() <= 1e-12, "c = {c}, q = {q}: {v:?}");
+    }
+    let input = |a: &str, c: &str, q: &str| ParamsInput {
+        family: Family::Scaled,
+        a: Number::Text(a.into()),
+        b: Number::Text("1".into()),
+        variance: VarianceInput::Power {
+            c: Number::Text(c.into()),
+            q: Some(Number::Text(q.into())),
+            eps: None,
+        },
+    };
+    for (a, c, q) in [
+        ("100.00000000000000000001", "1", "1"),
+        ("1", "0.00099999999999999999999", "1"),
+        ("1", "1000.0000000000000000001", "1"),
+        ("1", "1", "0.04999999999999999999999"),
+        ("1", "1", "8.000000000000000000001"),
+    ] {
+        let err = Plan::from_input(&input(a, c, q)).unwrap_err().to_string();
+        assert!(err.contains("outside the supported range"), "{a} {c} {q}: {err}");
+    }
+}
