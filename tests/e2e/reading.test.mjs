@@ -35,7 +35,7 @@ test('the page says what is judged, with the correction’s caveats, and explain
     assert.ok(judged.includes(phrase), `“${phrase}” missing from: ${judged}`);
   }
   const lede = await page.locator('.lede').innerText();
-  assert.match(lede, /v5/, 'the paper version whose equation numbers are used');
+  assert.match(lede, /2502\.05795.*v6/, 'the paper version whose equation numbers are used');
   const defs = await text(page, 'definitions');
   for (const sym of ['A, B', 'c · l', 'g(l)']) assert.ok(defs.includes(sym), `definitions lack ${sym}: ${defs}`);
   // P_N for unscaled, Q_N for scaled: formula box, plot title, legend.

@@ -157,7 +157,7 @@ pub struct BoundReport {
     pub a: f64,
     /// Eq. 48 (the printed B, used for the products).
     pub b: f64,
-    /// The other reading (MATH.md section 6): the product of Eq. 36's two 1/sigma coefficients.
+    /// The other reading (docs/MATH.md, section 9): the product of Eq. 36's two 1/sigma coefficients.
     /// Reported only; not used.
     pub b_factored: f64,
     pub sigma: f64,
@@ -212,7 +212,7 @@ pub fn angular_distance(a: &[f64], b: &[f64], d: usize) -> f64 {
     total / rows as f64
 }
 
-/// Eqs. 47-48 (MATH.md section 6): A, B, and the factored reading of B.
+/// Eqs. 47-48 (docs/MATH.md, section 9): A, B, and the factored reading of B.
 pub fn paper_a_b(cfg: &Config) -> (f64, f64, f64) {
     let d = cfg.d as f64;
     let dff = cfg.d_ff as f64;

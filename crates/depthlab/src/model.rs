@@ -14,7 +14,7 @@ use crate::ops::{
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 
-/// Where the norms sit in each block (the paper's comparisons; MATH.md section 6).
+/// Where the norms sit in each block (the paper's comparisons; docs/MATH.md, section 9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Placement {

@@ -25,7 +25,7 @@ fn check(name: &'static str, v: f64, (min, max): (f64, f64)) -> Result<(), Error
 }
 
 /// The correction's bound on the scaled product with sigma_l^2 >= c l^q:
-/// `log Q_N <= (A/sqrt c) zeta(1 + q/2) + (B/c) zeta(2 + q)` for every N (MATH.md section 3,
+/// `log Q_N <= (A/sqrt c) zeta(1 + q/2) + (B/c) zeta(2 + q)` for every N (docs/MATH.md section 3,
 /// the zeta-sum lemma). The enclosure is of that closed form's value: zeta by
 /// [`riemann_zeta`] (certified), the exponents' rounding by |zeta'(s)| <= zeta(s) (log 2 + 1/(s-1)).
 pub fn zeta_bound(a: f64, b: f64, c: f64, q: f64) -> Result<Enclosure, Error> {

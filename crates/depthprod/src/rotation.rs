@@ -18,7 +18,7 @@ pub struct Rotation {
     /// Row-major [m00, m01, m10, m11] of the product.
     pub matrix: [f64; 4],
     /// Spectral norm of the exact product: exactly 1, because a product of rotations is a
-    /// rotation, an orthogonal matrix (the point of MATH.md section 3.5). It is not measured on
+    /// rotation, an orthogonal matrix (the point of docs/MATH.md section 3.5). It is not measured on
     /// the rounded `matrix`, whose entries carry rounding (c^2 + s^2 = 1 within a few ulps).
     pub norm: f64,
 }
