@@ -351,3 +351,17 @@ test('measured list: N follows the list, the convention is stated, the list is p
   await page.fill(sel('input-list'), '1, 2, 3, 4, 5, 6, 7, 8, 9, 10');
   await page.waitForFunction((s) => document.querySelector(s).value === '10', sel('input-n'));
 });
+
+test('measured list from a link without n: N is the list length, no error, the fit is shown', T, async (t) => {
+  const page = await session.open(t, '#variance=list&list=1,1.9,3.1,4.2,4.8,6.1,7,8.3');
+  await page.waitForFunction((s) => document.querySelector(s).value === '8', sel('input-n'));
+  const shown = await numberIn(page, sel('log-product-scaled'));
+  const core = await coreLog(page, { family: 'scaled', a: 1, b: 1, variance: { kind: 'measured', values: [1, 1.9, 3.1, 4.2, 4.8, 6.1, 7, 8.3] }, n: 8 });
+  assert.ok(Math.abs(shown - core.value) <= 1e-12 * Math.abs(core.value), `${shown} vs ${core.value}`);
+  assert.equal(await text(page, 'error-n'), '');
+  assert.match(await text(page, 'list-fit'), /Fitted power law: σ_l² ≈ [\d.]+ · l\^[\d.]+/);
+  // A link that does give n keeps it.
+  const kept = await session.open(t, '#variance=list&list=1,2,3,4,5,6,7,8&n=5');
+  await kept.waitForFunction((s) => document.querySelector(s)?.textContent.trim().length > 0, sel('log-product-scaled'));
+  assert.equal(await kept.inputValue(sel('input-n')), '5');
+});

@@ -81,11 +81,16 @@ function setStatus(text, isError) {
 function applyFragment(hash) {
   const parsed = parseFragment(stripEmbed(hash)); // embed=1 is the layout's, not the state's
   state = parsed.state;
+  const present = new URLSearchParams(String(hash).replace(/^#/, ''));
+  if (state.variance === 'list' && !present.has('n')) {
+    // A link with a list but no depth shows the list's full depth, as pasting it does.
+    const r = core.parseList(state.text.list);
+    if (r.ok) state.text.n = String(r.value.length);
+  }
   good = initialGood();
   controls.render(state);
   const v = validate(state, good);
   // Messages for the link itself: shape problems, plus every field of the link the core refused.
-  const present = new URLSearchParams(String(hash).replace(/^#/, ''));
   fragmentMessages = parsed.problems.map((p) => p.message);
   for (const f of FIELDS) {
     const key = f;
