@@ -200,7 +200,10 @@ export class Controls {
       const toggle = document.createElement('input');
       toggle.type = 'checkbox';
       toggle.dataset.testid = `own-${f}`;
-      toggleLabel.append(toggle, ` ${f}: its own σ`, sub('l'), sup('2'), ' = c · l', sup('q'));
+      // One span for the text: the label is a flex row, which would space out each sub/sup.
+      const words = document.createElement('span');
+      words.append(` ${f}: its own σ`, sub('l'), sup('2'), ' = c · l', sup('q'));
+      toggleLabel.append(toggle, words);
       const fields = document.createElement('div');
       fields.className = 'own-fields';
       const mk = (field, label) => {
