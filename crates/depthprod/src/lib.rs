@@ -32,8 +32,8 @@ mod sum;
 mod zeta;
 
 pub use closed_forms::{
-    closed_forms, eq65_exponent, eq65_limit, exponential_bound, zeta_bound, zeta_tail_bound, ClosedForms,
-    ClosedFormsInput, Eq65,
+    closed_forms, eq65_exponent, eq65_limit, exponential_bound, zeta_bound, zeta_tail_bound,
+    ClosedForms, ClosedFormsInput, Eq65,
 };
 pub use enclosure::{
     AsymptoticTerm, Bounds, Divergence, Enclosure, Growth, GrowthClass, Limit, Unresolved,

@@ -172,7 +172,12 @@ fn messages_print_short_numbers() {
 /// one step past an end is outside, even where its double rounds onto the end.
 #[test]
 fn typed_range_ends_are_accepted_and_just_outside_refused() {
-    for (c, q) in [("0.001", "0.05"), ("1000", "8"), ("0.001", "8"), ("1000", "0.05")] {
+    for (c, q) in [
+        ("0.001", "0.05"),
+        ("1000", "8"),
+        ("0.001", "8"),
+        ("1000", "0.05"),
+    ] {
         let plan = typed(Family::Unscaled, "100", "100", c, q);
         let v = plan.log_product(1000).unwrap();
         assert!(v.relative_width() <= 1e-12, "c = {c}, q = {q}: {v:?}");
@@ -195,6 +200,9 @@ fn typed_range_ends_are_accepted_and_just_outside_refused() {
         ("1", "1", "8.000000000000000000001"),
     ] {
         let err = Plan::from_input(&input(a, c, q)).unwrap_err().to_string();
-        assert!(err.contains("outside the supported range"), "{a} {c} {q}: {err}");
+        assert!(
+            err.contains("outside the supported range"),
+            "{a} {c} {q}: {err}"
+        );
     }
 }
