@@ -102,11 +102,12 @@ function el(tag, cls, parent) {
   return e;
 }
 
-/** A number attribute: plain decimal or e-notation; anything else is refused with a message. */
-function numberAttr(name, text) {
-  const t = String(text).trim();
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t)) throw new Error(`${name} = “${t.slice(0, 40)}” is not a number`);
-  return Number(t);
+/**
+ * A number attribute, passed to the core as the decimal text written (an enclosure is for that exact
+ * decimal, so q = 0.4 means 2/5); the core refuses what is no number, naming the attribute.
+ */
+function decimalAttr(text) {
+  return String(text).trim();
 }
 
 /** plot.js's Plot, reading its palette from the element's shadow box before each frame. */
@@ -191,11 +192,11 @@ export class DepthprodPlot extends HTMLElement {
   variance() {
     const model = this.attr('variance');
     if (model === 'power') {
-      const [c, q] = ['c', 'q'].map((k) => numberAttr(k, this.attr(k)));
+      const [c, q] = ['c', 'q'].map((k) => decimalAttr(this.attr(k)));
       return { variance: { kind: 'power', c, q }, text: `σ² = c·l^q with c = ${c}, q = ${q}` };
     }
     if (model === 'exp') {
-      const [c, lambda] = ['c', 'lambda'].map((k) => numberAttr(k, this.attr(k)));
+      const [c, lambda] = ['c', 'lambda'].map((k) => decimalAttr(this.attr(k)));
       return { variance: { kind: 'exponential', c, lambda }, text: `σ² = c·e^(λl) with c = ${c}, λ = ${lambda}` };
     }
     if (model === 'list') {
@@ -218,7 +219,7 @@ export class DepthprodPlot extends HTMLElement {
     try {
       if (!fam) throw new Error(`family = “${family.slice(0, 40)}”: use unscaled, scaled, harmonic or sqrt-scaled`);
       if (!KINDS.includes(kind)) throw new Error(`kind = “${kind.slice(0, 40)}”: use product, remainder or tail`);
-      const [a, b] = ['a', 'b'].map((k) => numberAttr(k, this.attr(k)));
+      const [a, b] = ['a', 'b'].map((k) => decimalAttr(this.attr(k)));
       const v = this.variance();
       const nText = this.getAttribute('n')?.trim() || (v.count ? String(v.count) : DEFAULTS.n);
       const params = { family, a, b, variance: v.variance };

@@ -65,6 +65,27 @@ test('embed mode at 600x400: plot, A/B/q/N and the key numbers in view, nothing 
   assert.equal(new URL(page.url()).hash, EMBED);
 });
 
+test('an embed with why=<card> carries that card and its derivation, with the view’s numbers', async (t) => {
+  const page = await session.page(t, { viewport: { width: 600, height: 400 } });
+  await page.goto(`${session.url}${EMBED}&why=eq65`);
+  const limit = await numberIn(page, '[data-testid="limit-scaled"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="why-eq65"]')?.open === true);
+  assert.equal(await inside(page, 'plot-main'), true, 'the plot stays in the first view');
+  // The card and its Why are shown (below the plot); the other cards and the page's tools are not.
+  assert.equal(await page.getByTestId('card-eq65').isVisible(), true);
+  for (const id of ['card-eq11', 'card-eq50', 'card-s41', 'verdict-legend', 'copy-embed']) {
+    assert.equal(await page.getByTestId(id).isVisible(), false, `${id} is hidden in the embed`);
+  }
+  const qinf = await page.evaluate(() => document.querySelector('[data-testid="why-eq65"] mn[data-slot="qinf"]')?.textContent ?? '');
+  assert.ok(Math.abs(Number.parseFloat(qinf) - limit) < 1e-9, `the proof's log Q_inf ${qinf} is the readout's ${limit}`);
+  const formulas = await page.evaluate(() => [...document.querySelectorAll('[data-testid="why-eq65"] math')].filter((m) => m.getBoundingClientRect().height > 0).length);
+  assert.ok(formulas >= 5, `${formulas} rendered formulas`);
+  // Without why=, an embed shows no card.
+  await page.goto(`${session.url}${EMBED.replace('n=1e6', 'n=1e5')}`);
+  await numberIn(page, '[data-testid="log-product-scaled"]');
+  assert.equal(await page.getByTestId('card-eq65').isVisible(), false);
+});
+
 test('embed mode opens the same state in the full explorer', async (t) => {
   const page = await session.page(t, { viewport: { width: 600, height: 400 } });
   await page.goto(session.url + '#families=scaled&a=0.5&b=2&c=1&q=1.5&n=1e9&embed=1');
@@ -88,6 +109,12 @@ test('"Copy embed code" gives an iframe snippet that embeds the current state', 
   assert.match(await page.getByTestId('embed-status').textContent(), /copied|copy it/i);
   const clip = await page.evaluate(() => navigator.clipboard.readText());
   assert.equal(clip, snippet);
+
+  // An open Why goes into the snippet.
+  await page.evaluate(() => { document.querySelector('[data-testid="why-eq11"]').open = true; });
+  await page.getByTestId('copy-embed').click();
+  await page.waitForFunction(() => /why=eq11&(amp;)?embed=1/.test(document.querySelector('[data-testid="embed-code"]').value));
+  await page.evaluate(() => { document.querySelector('[data-testid="why-eq11"]').open = false; });
 
   // The snippet works: put it in a page of its own and read the numbers inside the frame.
   const src = /src="([^"]+)"/.exec(snippet)[1].replace(/&amp;/g, '&');

@@ -130,6 +130,25 @@ test('a fragment restores the inputs and the numbers', T, async (t) => {
   await assertNoNaN(page);
 });
 
+test('a typed q is the exact decimal: q = 0.4 is 2/5, a resonance with a log N term and a certified C', T, async (t) => {
+  const page = await open(t, '#families=unscaled&a=1&b=1&c=1&q=0.4&n=1e6');
+  await numberIn(page, sel('log-product-unscaled'));
+  await page.waitForFunction((s) => /\d/.test(document.querySelector(s)?.textContent || ''), sel('constant-c'));
+  const shown = Number.parseFloat((await page.locator(`${sel('constant-c')} .num`).textContent()).replace('−', '-'));
+  // The core's enclosures for the decimal 2/5 and for the double nearest 0.4 (a near-resonant pair).
+  const [exact, double] = await page.evaluate(async () => {
+    const w = await import('./pkg/depthprod_wasm.js');
+    const at = (q) => w.evaluate({ family: 'unscaled', a: '1', b: '1', variance: { kind: 'power', c: '1', q }, n: 1e6 }).divergent;
+    return [at('0.4'), at(0.4)];
+  });
+  assert.ok(exact.constant.hi - exact.constant.lo < 1e-10, JSON.stringify(exact.constant));
+  assert.ok(exact.constant.lo - 1e-9 <= shown && shown <= exact.constant.hi + 1e-9, `the page's C ${shown} is the decimal's ${JSON.stringify(exact.constant)}`);
+  assert.ok(Math.abs(shown + 2.3727178925) < 1e-9, `C = ${shown}`);
+  assert.ok(double.constant === null || Math.abs(double.constant.value - shown) > 1, 'the double 0.4 is not resonant: its C differs');
+  assert.match(await page.evaluate((s) => document.querySelector(s).closest('.readout').textContent, sel('constant-c')), /log N/);
+  await assertNoNaN(page);
+});
+
 test('back and forward restore earlier states', T, async (t) => {
   const page = await open(t);
   const first = await numberIn(page, sel('log-product-unscaled'));
@@ -162,9 +181,9 @@ test('bad input shows the core’s message and keeps the last good numbers', T, 
   const good = await numberIn(page, sel('log-product-unscaled'));
   const cases = [
     ['a', '-1', /A = -1.*\[0, 100\]/],
-    ['a', '', /A must be a finite number/],
+    ['a', '', /A is empty: write a decimal/],
     ['b', '1e9', /B = 1000000000.*\[0, 100\]/],
-    ['q', 'abc', /q must be a finite number/],
+    ['q', 'abc', /q = "abc" is not a number/],
     ['c', '0', /c = 0.*range/],
     ['n', '0', /not a valid depth/],
     ['n', '1e19', /not a valid depth/],
@@ -197,8 +216,8 @@ test('bad input shows the core’s message and keeps the last good numbers', T, 
 test('a hostile or malformed fragment is shown as text, fires nothing and falls back', T, async (t) => {
   const page = await open(t, '#a=<img src=x onerror=alert(1)>&q=abc&n=-3&families=unscaled,bogus&variance=zzz&zz=1');
   await page.waitForFunction((s) => document.querySelector(s).textContent !== '', sel('error-fragment'));
-  assert.match(await text(page, 'error-a'), /A must be a finite number/);
-  assert.match(await text(page, 'error-q'), /q must be a finite number/);
+  assert.match(await text(page, 'error-a'), /A = "<img src=x onerror=alert\(1\)>" is not a number/);
+  assert.match(await text(page, 'error-q'), /q = "abc" is not a number/);
   assert.match(await text(page, 'error-n'), /not a valid depth/);
   const frag = await text(page, 'error-fragment');
   assert.match(frag, /bogus/);

@@ -6,15 +6,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { after, before, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { numberIn, startBrowser } from './harness.mjs';
+import { browsers, numberIn } from './harness.mjs';
 
-let session;
-before(async () => {
-  session = await startBrowser();
-});
-after(() => session?.close());
+// Each test runs in Chromium and in Firefox ("[chromium] …", "[firefox] …"), except print emulation.
+const { test, session } = browsers();
 
 const T = { timeout: 180_000 };
 const sel = (id) => `[data-testid="${id}"]`;
@@ -23,14 +19,15 @@ const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 
 /** Views: each a fragment and the core parameters it means. */
+// Parameters are the typed decimals, as the page passes them (an enclosure is for the exact decimal).
 const VIEWS = [
-  { name: 'the correction’s case', hash: '#families=unscaled,scaled&a=1&b=1&c=1&q=1&n=1e6', a: 1, b: 1, variance: { kind: 'power', c: 1, q: 1 }, n: 1e6 },
-  { name: 'LNS, eps = 0.5, N = 10^12', hash: '#families=unscaled,scaled&a=2&b=0.5&c=1&eps=0.5&n=1e12', a: 2, b: 0.5, variance: { kind: 'power', c: 1, q: 1.5 }, n: 1e12 },
-  { name: 'c = 4, q = 1.3, all families, N = 12345', hash: '#families=unscaled,scaled,harmonic,sqrt-scaled&a=2.5&b=0.75&c=4&q=1.3&n=12345', a: 2.5, b: 0.75, variance: { kind: 'power', c: 4, q: 1.3 }, n: 12345 },
-  { name: 'c = 0.25, q = 1, N = inf', hash: '#families=unscaled,scaled&a=3&b=0.5&c=0.25&q=1&n=inf', a: 3, b: 0.5, variance: { kind: 'power', c: 0.25, q: 1 }, n: 'inf' },
-  { name: 'q = 3 (everything converges)', hash: '#families=unscaled,scaled&a=1&b=2&c=1&q=3&n=1000', a: 1, b: 2, variance: { kind: 'power', c: 1, q: 3 }, n: 1000 },
-  { name: 'exponential variance', hash: '#families=unscaled,scaled&a=1&b=1&c=1&lambda=0.2&n=1e6&variance=exp', a: 1, b: 1, variance: { kind: 'exponential', c: 1, lambda: 0.2 }, n: 1e6 },
-  { name: 'measured list', hash: '#families=unscaled,scaled&a=1&b=1&n=8&variance=list&list=1,2,3,4,5,6,7,8', a: 1, b: 1, variance: { kind: 'measured', values: [1, 2, 3, 4, 5, 6, 7, 8] }, n: 8 },
+  { name: 'the correction’s case', hash: '#families=unscaled,scaled&a=1&b=1&c=1&q=1&n=1e6', a: '1', b: '1', variance: { kind: 'power', c: '1', q: '1' }, n: 1e6 },
+  { name: 'LNS, eps = 0.5, N = 10^12', hash: '#families=unscaled,scaled&a=2&b=0.5&c=1&eps=0.5&n=1e12', a: '2', b: '0.5', variance: { kind: 'power', c: '1', eps: '0.5' }, n: 1e12, q: 1.5 },
+  { name: 'c = 4, q = 1.3, all families, N = 12345', hash: '#families=unscaled,scaled,harmonic,sqrt-scaled&a=2.5&b=0.75&c=4&q=1.3&n=12345', a: '2.5', b: '0.75', variance: { kind: 'power', c: '4', q: '1.3' }, n: 12345 },
+  { name: 'c = 0.25, q = 1, N = inf', hash: '#families=unscaled,scaled&a=3&b=0.5&c=0.25&q=1&n=inf', a: '3', b: '0.5', variance: { kind: 'power', c: '0.25', q: '1' }, n: 'inf' },
+  { name: 'q = 3 (everything converges)', hash: '#families=unscaled,scaled&a=1&b=2&c=1&q=3&n=1000', a: '1', b: '2', variance: { kind: 'power', c: '1', q: '3' }, n: 1000 },
+  { name: 'exponential variance', hash: '#families=unscaled,scaled&a=1&b=1&c=1&lambda=0.2&n=1e6&variance=exp', a: '1', b: '1', variance: { kind: 'exponential', c: '1', lambda: '0.2' }, n: 1e6 },
+  { name: 'measured list', hash: '#families=unscaled,scaled&a=1&b=1&n=8&variance=list&list=1,2,3,4,5,6,7,8', a: '1', b: '1', variance: { kind: 'measured', values: [1, 2, 3, 4, 5, 6, 7, 8] }, n: 8 },
 ];
 
 /** Opens a view and every Why on it; resolves when the slots are filled. */
@@ -59,11 +56,12 @@ async function expectedSlots(page, view) {
     const cv = (x) => (x && typeof x === 'object' ? enc(x) : num(x));
     const cu = (x) => (x && typeof x === 'object' ? up(x.hi, x.lo) : up(x));
     const power = v.variance.kind === 'power';
-    const { c, q } = v.variance;
+    const { c, q, eps } = v.variance;
+    const law = eps === undefined ? { c, q } : { c, eps };
     const scaled = p('scaled', v.n);
     const unscaled = p('unscaled', v.n);
     const harmonic = p('harmonic', v.n);
-    const closed = power ? val(core.closedForms({ a: v.a, b: v.b, c, q, n: v.n })) : null;
+    const closed = power ? val(core.closedForms({ a: v.a, b: v.b, ...law, n: v.n })) : null;
     const logTerm = (d) => d?.terms?.find((t) => t.log);
     const powTerm = (d) => d?.terms?.find((t) => !t.log && t.exponent > 0);
     const out = {
@@ -71,8 +69,8 @@ async function expectedSlots(page, view) {
       qinf: enc(scaled?.limit),
       q1: enc(p('scaled', 1)?.log_product),
       zb: enc(scaled?.zeta_bound),
-      z1: power ? enc(val(core.closedForms({ a: v.a, b: 0, c, q })).zeta_bound) : null,
-      z2: power ? enc(val(core.closedForms({ a: 0, b: v.b, c, q })).zeta_bound) : null,
+      z1: power ? enc(val(core.closedForms({ a: v.a, b: 0, ...law })).zeta_bound) : null,
+      z2: power ? enc(val(core.closedForms({ a: 0, b: v.b, ...law })).zeta_bound) : null,
       e65n: closed?.eq65 && closed.eq65.exponent_at_n != null ? cv(closed.eq65.exponent_at_n) : null,
       e65lim: closed?.eq65 ? cv(closed.eq65.limit) : null,
       eps: closed?.eq65 ? cv(closed.eq65.eps) : null,
@@ -87,10 +85,10 @@ async function expectedSlots(page, view) {
       hcoef: logTerm(harmonic?.divergent) ? num(logTerm(harmonic.divergent).coefficient) : null,
       hn: v.n === 'inf' ? null : num(val(core.rotation(1, 1, v.n)).angle),
       N: { text: f.depthLabel(v.n) },
-      A: { text: f.paramToken(v.a) },
-      B: { text: f.paramToken(v.b) },
+      A: { text: f.paramToken(Number(v.a)) },
+      B: { text: f.paramToken(Number(v.b)) },
     };
-    if (power) Object.assign(out, { c: { text: f.paramToken(c) }, q: { text: f.paramToken(q) } });
+    if (power) Object.assign(out, { c: { text: f.paramToken(Number(c)) }, q: { text: f.paramToken(v.q ?? Number(q)) } });
     return out;
   }, view);
 }
@@ -178,7 +176,7 @@ test('the correction’s case shows its numbers: C, 2/√N + 1/(2N²), Eq. 65’
 test('every card has a Why; the formulas render as MathML with no raw TeX visible', T, async (t) => {
   const page = await session.open(t);
   await openAll(page);
-  const cards = await page.$$eval('article[data-testid^="card-"]', (as) => as.map((a) => [a.dataset.testid.slice(5), !!a.querySelector(':scope > details.why')]));
+  const cards = await page.evaluate(() => [...document.querySelectorAll('article[data-testid^="card-"]')].map((a) => [a.dataset.testid.slice(5), !!a.querySelector(':scope > details.why')]));
   for (const id of CARDS) assert.ok(cards.some(([c]) => c === id), `card ${id} missing`);
   for (const [id, has] of cards) assert.ok(has, `card ${id} has no Why`);
   const r = await page.evaluate(() => {
@@ -209,23 +207,24 @@ test('every card has a Why; the formulas render as MathML with no raw TeX visibl
 test('the fragment key why opens that card’s Why and scrolls to it; its link writes it; no fragment error', T, async (t) => {
   const page = await session.open(t, '#a=2&why=eq50');
   await page.waitForFunction((s) => document.querySelector(s)?.open === true, sel('why-eq50'));
-  const box = await page.$eval(sel('why-eq50'), (d) => {
-    const b = d.getBoundingClientRect();
+  const box = await page.evaluate((s) => {
+    const b = document.querySelector(s).getBoundingClientRect();
     return { top: b.top, inner: innerHeight };
-  });
+  }, sel('why-eq50'));
   assert.ok(box.top >= -2 && box.top < box.inner, `why-eq50 at ${box.top} (viewport ${box.inner})`);
   assert.equal(await page.textContent(sel('error-fragment')), '', 'why is a known fragment key');
-  assert.equal(await page.$eval(sel('why-eq11'), (d) => d.open), false, 'only the asked one opens');
+  assert.equal(await page.evaluate((s) => document.querySelector(s).open, sel('why-eq11')), false, 'only the asked one opens');
   assert.equal(await page.inputValue(sel('input-a')), '2', 'the state keys still apply');
   // The panel's own link: the view's fragment plus why=<card>.
   await page.evaluate(() => document.querySelector('[data-testid="why-eq65"]').open = true);
   await page.click(sel('why-link-eq65'));
   await page.waitForFunction(() => location.hash.includes('why=eq65'));
   assert.match(await page.evaluate(() => location.hash), /a=2.*why=eq65$/);
-  assert.ok(await page.$eval(sel('why-eq65'), (d) => d.open));
+  assert.ok(await page.evaluate((s) => document.querySelector(s).open, sel('why-eq65')));
 });
 
-test('print expands every Why, and the screen state comes back after', T, async (t) => {
+// Chromium only: print emulation (emulateMedia) is not available over WebDriver BiDi in Firefox ESR.
+test('print expands every Why, and the screen state comes back after', { ...T, browsers: ['chromium'] }, async (t) => {
   const page = await session.open(t);
   await page.waitForSelector(sel('why-eq65'), { state: 'attached' });
   await page.emulateMedia({ media: 'print' });
@@ -270,7 +269,7 @@ test('360 px: proofs open, no horizontal page scroll; long formulas scroll in th
   assert.ok(r.page <= r.view, `page is ${r.page} px wide in a ${r.view} px viewport`);
   assert.ok(r.wide >= 1, 'some formula is wider than 360 px and scrolls inside its box');
   for (const right of r.boxes) assert.ok(right <= r.view + 0.5, `a formula box ends at ${right}`);
-  await page.$eval(sel('why-eq65'), (d) => d.scrollIntoView());
+  await page.evaluate((s) => document.querySelector(s).scrollIntoView(), sel('why-eq65'));
   await session.screenshot(page, 'proofs open 360px');
 });
 
@@ -319,6 +318,6 @@ test('the offline single file carries the proofs with live numbers', T, async (t
   await page.goto(`${file}#why=eq65`);
   await page.waitForFunction(() => document.querySelector('[data-testid="why-eq65"]')?.open === true);
   await page.waitForFunction(() => /^2\.78049120367/.test(document.querySelector('[data-testid="why-eq65"] mn[data-slot="qinf"]')?.textContent ?? ''));
-  const maths = await page.$$eval('[data-testid="why-eq65"] math', (ms) => ms.filter((m) => m.getBoundingClientRect().height > 0).length);
+  const maths = await page.evaluate(() => [...document.querySelectorAll('[data-testid="why-eq65"] math')].filter((m) => m.getBoundingClientRect().height > 0).length);
   assert.ok(maths >= 5, `${maths} rendered formulas in the single file`);
 });

@@ -4,7 +4,11 @@
 //                an "Open full explorer" link to the same state without embed=1, in a new tab).
 //                The layout is www/embed.css under `html.embed`. An embedded page never writes its
 //                URL (an iframe's history entries would land in the embedding page's back button).
-//   "Copy embed code"  an <iframe> snippet for the current state (full page only, not from file:).
+//   #…&embed=1&why=eq65  the embed also shows that claim card with its "Why" open, below the plot
+//                (class `embed-why`; proofs.js opens it), so an embed in a forum reply can carry
+//                the argument with the view's numbers.
+//   "Copy embed code"  an <iframe> snippet for the current state (full page only, not from file:);
+//                an open "Why" on the page goes into the snippet as `why=<card>`.
 //   "Download offline copy"  shown only where `npm run bundle` placed depthprod.html next to the page:
 //                the bundler marks such a site with <meta name="depthprod-offline-copy">, so the page
 //                asks the server nothing (a HEAD request would 404, with a console error, on www/).
@@ -24,6 +28,13 @@ function keyOf(segment) {
   } catch {
     return raw;
   }
+}
+
+/** The card a `why` key names (an id such as eq65), or null. */
+function whyKey(hash) {
+  const seg = segments(hash).find((s) => keyOf(s) === 'why');
+  const id = seg ? seg.slice(seg.indexOf('=') + 1) : '';
+  return /^[a-z0-9-]{1,20}$/i.test(id) ? id : null;
 }
 
 /** Whether a fragment asks for embed mode (`embed=1`, or `embed` alone). */
@@ -85,6 +96,9 @@ export function syncEmbed(frag) {
 export function initEmbed() {
   if (embedded) {
     document.documentElement.classList.add('embed');
+    const showWhy = () => document.documentElement.classList.toggle('embed-why', !!whyKey(location.hash));
+    showWhy();
+    window.addEventListener('hashchange', showWhy);
     const bar = document.createElement('div');
     bar.className = 'embed-bar';
     const title = document.createElement('span');
@@ -122,7 +136,9 @@ export function initEmbed() {
   }
   button.hidden = false;
   button.addEventListener('click', async () => {
-    const code = embedCode(fragment || stripEmbed(location.hash));
+    const open = document.querySelector('details.why[open][data-card]')?.dataset.card;
+    const frag = fragment || stripEmbed(location.hash);
+    const code = embedCode(open ? `${frag || '#'}${frag.length > 1 ? '&' : ''}why=${encodeURIComponent(open)}` : frag);
     box.value = code;
     box.hidden = false;
     box.focus();

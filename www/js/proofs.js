@@ -87,10 +87,14 @@ function viewNumbers(state, good) {
   const scaled1 = ev('scaled', 1);
   const unscaled = ev('unscaled', n);
   const harmonic = ev('harmonic', n);
-  const closed = power ? ok(core.closedForms({ a: good.a, b: good.b, c: good.c, q: good.q, n })) : null;
+  // The typed decimals, as the products get them (paramsFor): q, or eps when LNS sets q = 2 - eps.
+  const raw = good.raw || {};
+  const law = { c: raw.c ?? good.c, ...(state.lns ? { eps: raw.eps ?? good.eps } : { q: raw.q ?? good.q }) };
+  const [a, b] = [raw.a ?? good.a, raw.b ?? good.b];
+  const closed = power ? ok(core.closedForms({ a, b, ...law, n })) : null;
   // The two halves of the zeta-sum bound: the same core function with B = 0, then with A = 0.
-  const closedA = power ? ok(core.closedForms({ a: good.a, b: 0, c: good.c, q: good.q })) : null;
-  const closedB = power ? ok(core.closedForms({ a: 0, b: good.b, c: good.c, q: good.q })) : null;
+  const closedA = power ? ok(core.closedForms({ a, b: 0, ...law })) : null;
+  const closedB = power ? ok(core.closedForms({ a: 0, b, ...law })) : null;
   // H_N is the angle of the rotation product with theta = 1, r = 1.
   const rot = n === 'inf' ? null : ok(core.rotation(1, 1, n));
   const eq65 = closed?.eq65 || null;
@@ -194,7 +198,9 @@ export class Proofs {
       if (d) {
         d.open = true;
         this.fill([d]);
-        d.scrollIntoView({ block: 'start' });
+        // Not in an embed: its reader sees the plot first, and scrolling an iframe's content into
+        // view would scroll the host page too.
+        if (!document.documentElement.classList.contains('embed')) d.scrollIntoView({ block: 'start' });
       }
     }
   }

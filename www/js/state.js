@@ -260,11 +260,10 @@ export function validate(state, prevGood) {
   }
   const t = state.text;
   const num = (k) => strictNum(t[k]);
-  // What the core is given for a typed parameter. The core can read the typed decimal exactly
-  // (q = 0.4 as 2/5), but the page still passes the nearest double: its messages, proofs and tests
-  // are written against double inputs, and switching is issue 7's remaining page step (then:
-  // `String(text).trim()`). NaN for text that is no number (the core names the field).
-  const dec = (text) => strictNum(text);
+  // What the core is given for a typed parameter: the decimal exactly as typed (trimmed), so every
+  // enclosure is for that exact decimal (q = 0.4 is 2/5, which decides a resonance) and the core,
+  // not JavaScript, judges whether it is a number at all (its message names the field).
+  const dec = (text) => String(text ?? '').trim();
   const raw = { ...(prevGood.raw || {}) };
 
   const check = (field, over, prefix = '') => {

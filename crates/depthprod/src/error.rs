@@ -10,8 +10,13 @@ pub enum Error {
     NotFinite { name: &'static str },
     /// A or B is nonzero but below [`crate::AB_FLOOR`] (see ARCHITECTURE.md, "Tiny A and B").
     BelowFloor { name: &'static str, value: f64 },
-    /// A parameter's text is not a decimal number.
-    NotANumber { name: &'static str, text: String },
+    /// A parameter's text is not a decimal number (`readable`), or is one with more digits or a
+    /// larger exponent than the core reads (see [`crate::exact::Exact::parse`]).
+    NotANumber {
+        name: &'static str,
+        text: String,
+        readable: bool,
+    },
     /// Power variance was given both q and eps (q = 2 - eps), or neither.
     QOrEps,
     /// A parameter lies outside the supported range (inclusive bounds).
@@ -50,9 +55,22 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::NotFinite { name } => write!(f, "{name} must be a finite number"),
-            Error::NotANumber { name, text } => write!(
+            Error::NotANumber { name, text, .. } if text.trim().is_empty() => write!(
+                f,
+                "{name} is empty: write a decimal such as 0.4, -2.5 or 1e-3"
+            ),
+            Error::NotANumber {
+                name,
+                text,
+                readable: true,
+            } => write!(
                 f,
                 "{name} = {text:?} is not a number: write a decimal such as 0.4, -2.5 or 1e-3"
+            ),
+            Error::NotANumber { name, text, .. } => write!(
+                f,
+                "{name} = {text:?} has more than 2000 significant digits or an exponent beyond ±{}: write a decimal inside the parameter's range",
+                crate::exact::MAX_EXP10
             ),
             Error::QOrEps => write!(
                 f,

@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 /// Base of the mantissa's limbs.
 const LIMB: u64 = 1_000_000_000;
 /// Largest decimal exponent accepted in typed text (every supported range is far inside it).
-const MAX_EXP10: i64 = 4000;
+pub(crate) const MAX_EXP10: i64 = 4000;
 
 /// An unsigned integer in base 10^9, least significant limb first, no leading zero limbs.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -160,8 +160,29 @@ impl Exact {
         Exact { neg, mant, exp10 }
     }
 
+    /// Whether `text` has the syntax [`Exact::parse`] reads, whatever its length: tells "no
+    /// number at all" from "a number with more digits or a larger exponent than is read".
+    pub fn is_decimal_syntax(text: &str) -> bool {
+        let t = text.trim();
+        let t = t.strip_prefix(['+', '-']).unwrap_or(t);
+        let (body, exp) = match t.find(['e', 'E']) {
+            Some(i) => (&t[..i], Some(&t[i + 1..])),
+            None => (t, None),
+        };
+        let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+        let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        !(int.is_empty() && frac.is_empty())
+            && digits(int)
+            && digits(frac)
+            && exp.is_none_or(|e| {
+                let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+                !e.is_empty() && digits(e)
+            })
+    }
+
     /// Parses decimal text: `[+-]digits[.digits][(e|E)[+-]digits]` (also `.5`, `5.`).
-    /// `None` when it is not such a number.
+    /// `None` when it is not such a number, or has more than 2000 significant digits or a
+    /// decimal exponent beyond `MAX_EXP10` (far outside every parameter's range).
     pub fn parse(text: &str) -> Option<Exact> {
         let t = text.trim();
         let (neg, t) = match t.as_bytes().first()? {
@@ -355,7 +376,13 @@ impl Number {
             Number::Text(text) => {
                 let exact = Exact::parse(text).ok_or_else(|| Error::NotANumber {
                     name,
-                    text: text.chars().take(40).collect(),
+                    readable: !Exact::is_decimal_syntax(text),
+                    // Echo enough to recognise, never a whole hostile or pasted payload.
+                    text: if text.chars().count() > 40 {
+                        text.chars().take(39).chain(['…']).collect()
+                    } else {
+                        text.clone()
+                    },
                 })?;
                 let value = exact.to_f64();
                 if !value.is_finite() {
@@ -375,6 +402,28 @@ impl Number {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_that_is_no_number_is_named_and_echoed_briefly() {
+        let msg = |t: &str| Number::Text(t.into()).resolve("A").unwrap_err().to_string();
+        assert_eq!(
+            msg(""),
+            "A is empty: write a decimal such as 0.4, -2.5 or 1e-3"
+        );
+        assert_eq!(
+            msg("abc"),
+            "A = \"abc\" is not a number: write a decimal such as 0.4, -2.5 or 1e-3"
+        );
+        let long = msg(&"<i>".repeat(1000));
+        assert!(
+            long.starts_with(&format!("A = \"{}…\" is not a number", "<i>".repeat(13))),
+            "{long}"
+        );
+        assert!(long.len() < 120, "{long}");
+        let huge = msg(&"9".repeat(100_000));
+        assert!(huge.contains("more than 2000 significant digits"), "{huge}");
+        assert!(msg("1e9999999").contains("more than 2000 significant digits"));
+    }
 
     #[test]
     fn parses_and_rounds_like_the_float_parser() {
