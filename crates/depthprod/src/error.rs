@@ -10,12 +10,12 @@ pub enum Error {
     NotFinite { name: &'static str },
     /// A or B is nonzero but below [`crate::AB_FLOOR`] (see ARCHITECTURE.md, "Tiny A and B").
     BelowFloor { name: &'static str, value: f64 },
-    /// A parameter's text is not a decimal number (`readable`), or is one with more digits or a
+    /// A parameter's text is not a decimal number, or (`oversized`) is one with more digits or a
     /// larger exponent than the core reads (see [`crate::exact::Exact::parse`]).
     NotANumber {
         name: &'static str,
         text: String,
-        readable: bool,
+        oversized: bool,
     },
     /// Power variance was given both q and eps (q = 2 - eps), or neither.
     QOrEps,
@@ -62,7 +62,7 @@ impl fmt::Display for Error {
             Error::NotANumber {
                 name,
                 text,
-                readable: true,
+                oversized: false,
             } => write!(
                 f,
                 "{name} = {text:?} is not a number: write a decimal such as 0.4, -2.5 or 1e-3"

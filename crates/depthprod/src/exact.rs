@@ -376,7 +376,7 @@ impl Number {
             Number::Text(text) => {
                 let exact = Exact::parse(text).ok_or_else(|| Error::NotANumber {
                     name,
-                    readable: !Exact::is_decimal_syntax(text),
+                    oversized: Exact::is_decimal_syntax(text),
                     // Echo enough to recognise, never a whole hostile or pasted payload.
                     text: if text.chars().count() > 40 {
                         text.chars().take(39).chain(['…']).collect()
