@@ -101,6 +101,20 @@ def leading_terms(P):
     return out
 
 
+def log_like_terms(P):
+    """[(k, c_k kappa^k, d = 1 - kp)] for the near-resonant k: 0 < |1 - kp| < 1e-3, c_k != 0 (either
+    side of the pole). The core writes each as c (N^d - 1)/d, and its constant is then
+    C + sum c_k kappa^k / d_k (docs/MATH.md section 6.6): `constant_log_like`."""
+    K = int(mp.floor((1 + mpf('1e-3')) / P['p'])) + 1
+    cs = coeffs(P, max(K, 2))
+    out = []
+    for k in range(1, K + 1):
+        d = 1 - kp(P, k)
+        if cs[k] != 0 and d != 0 and abs(d) < mpf('1e-3'):
+            out.append((k, cs[k] * P['kappa'] ** k, d))
+    return out
+
+
 def leading(P, N):
     tot = mpf(0)
     for k, ck, s in leading_terms(P):
@@ -323,6 +337,8 @@ def closed_form(case, P):
 
 # ---------------------------------------------------------------- cases
 E = 10 ** 18
+Q_2_MINUS_ULP = '1.9999999999999997779553950749686919152736663818359375'   # 2 - 2^-52 exactly
+assert Fraction(Q_2_MINUS_ULP) == Fraction(2 - 2.0 ** -52)
 CASES = [
     # --- the seed: A = B = 1, c = 1, q = 1
     ('seed-unscaled-10', 'unscaled', 1, 1, 1, 1, 10),
@@ -394,6 +410,25 @@ CASES = [
     ('resonant-unscaled-q0.4-C', 'unscaled', 1, 1, 1, '0.4', 'C'),
     ('resonant-unscaled-q0.4-A0.01-C', 'unscaled', 0.01, 1, 1000, '0.4', 'C'),
     ('resonant-unscaled-q0.4-1e6', 'unscaled', 1, 1, 1, '0.4', 10 ** 6),
+    # --- near-resonant exponents of issue 7 item 6: q = 2 - 2^-52 (the double) and the decimal
+    # '1.9999999999999998' (a different rational), 1.9999999, 1.99999; sqrt-scaled on both sides
+    # of q = 1; unscaled q = 1.0000001 (2p just above 1). C cases also give constant_log_like.
+    # (2 - 2^-52 as its exact decimal string: serde_json's default float parser does not round
+    # 1.9999999999999998 correctly, and the string is the same rational)
+    ('near-resonant-unscaled-q2-2^-52-1e18', 'unscaled', 1, 1, 1, Q_2_MINUS_ULP, E),
+    ('near-resonant-unscaled-q2-2^-52-C', 'unscaled', 1, 1, 1, Q_2_MINUS_ULP, 'C'),
+    ('near-resonant-unscaled-q"1.9999999999999998"-1e18', 'unscaled', 1, 1, 1, '1.9999999999999998', E),
+    ('near-resonant-unscaled-q"1.9999999999999998"-C', 'unscaled', 1, 1, 1, '1.9999999999999998', 'C'),
+    ('near-resonant-unscaled-q"1.9999999"-1e18', 'unscaled', 1, 1, 1, '1.9999999', E),
+    ('near-resonant-unscaled-q"1.9999999"-C', 'unscaled', 1, 1, 1, '1.9999999', 'C'),
+    ('near-resonant-unscaled-q1.99999-1e18', 'unscaled', 1, 1, 1, 1.99999, E),
+    ('near-resonant-unscaled-q1.99999-C', 'unscaled', 1, 1, 1, 1.99999, 'C'),
+    ('near-resonant-sqrt-scaled-q"0.9999999"-1e18', 'sqrt-scaled', 1, 1, 1, '0.9999999', E),
+    ('near-resonant-sqrt-scaled-q"0.9999999"-C', 'sqrt-scaled', 1, 1, 1, '0.9999999', 'C'),
+    ('near-resonant-sqrt-scaled-q"1.0000001"-1e18', 'sqrt-scaled', 1, 1, 1, '1.0000001', E),
+    ('near-resonant-sqrt-scaled-q"1.0000001"-inf', 'sqrt-scaled', 1, 1, 1, '1.0000001', 'inf'),
+    ('near-resonant-unscaled-q"1.0000001"-1e12', 'unscaled', 1, 1, 1, '1.0000001', 10 ** 12),
+    ('near-resonant-unscaled-q"1.0000001"-C', 'unscaled', 1, 1, 1, '1.0000001', 'C'),
 ]
 
 
@@ -458,6 +493,13 @@ def run_case(spec):
         case['leading_terms'] = [
             {'coefficient': mp.nstr(ck if s == 1 else ck / (1 - s), 40), 'exponent': '0' if s == 1 else mp.nstr(1 - s, 40),
              'log': s == 1} for k, ck, s in leading_terms(P)]
+        near = log_like_terms(P)
+        if near:
+            # the same constant for the log-like form: C + sum c_k/d_k (80 digits: no cancellation
+            # that matters at this precision)
+            case['constant_log_like'] = fmt(v + sum(ck / d for k, ck, d in near), abs_err)
+            case['log_like_terms'] = [{'coefficient': mp.nstr(ck, 40), 'exponent': mp.nstr(d, 40)}
+                                      for k, ck, d in near]
     case['abs_err'] = mp.nstr(abs_err, 1)
     case['value_from'] = best
     for k in names:

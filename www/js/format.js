@@ -102,7 +102,7 @@ export function paramToken(x) {
 }
 
 /**
- * Terms of a divergence as text, e.g. "2·N^0.5 + 0.5·log N": the `max` leading terms (3 unless told;
+ * Terms of a divergence as text, e.g. "2·N^0.5 + 0.5·log N" (a log-like term as "(N^d − 1)/d"): the `max` leading terms (3 unless told;
  * Infinity for all), then "+ k more terms" for the rest, so a 40-term expansion never becomes a paragraph.
  */
 export function termsText(terms, { max = 3 } = {}) {
@@ -115,6 +115,8 @@ export function termsText(terms, { max = 3 } = {}) {
     const sign = t.coefficient < 0 ? '−' : '+';
     let body;
     if (t.log) body = 'log N';
+    // a near-resonant exponent d: the core merged c·N^d/d and its part of C into c·(N^d − 1)/d (≈ c·log N)
+    else if (t.log_like) body = t.exponent > 0 ? `(N^${plain(t.exponent, 6)} − 1)/${plain(t.exponent, 6)}` : `(1 − N^${plain(t.exponent, 6)})/${plain(-t.exponent, 6)}`;
     else if (t.exponent === 1) body = 'N';
     else body = `N^${plain(t.exponent, 6)}`;
     parts.push({ sign, text: coef === '1' ? body : `${coef}·${body}` });

@@ -109,6 +109,7 @@ pub fn term(t: &AsymptoticTerm) -> Json {
         ("coefficient", Json::Number(t.coefficient)),
         ("exponent", Json::Number(t.exponent)),
         ("log", Json::Bool(t.log)),
+        ("log_like", Json::Bool(t.log_like)),
     ])
 }
 

@@ -34,8 +34,9 @@ enum Command {
     /// With --json prints one object: family, n, log_product {value, lo, hi} (the limit when
     /// --n inf; null when that limit is infinite), limit, tail {lo, hi} (the remaining tail from N
     /// to infinity; null when divergent), divergent and asymptotic ({terms: [{coefficient,
-    /// exponent, log}], constant {value, lo, hi}}: log P_N = sum of coefficient N^exponent (or
-    /// coefficient log N) + constant + o(1); null when convergent), zeta_bound (scaled family,
+    /// exponent, log, log_like}], constant {value, lo, hi}}: log P_N = sum of coefficient
+    /// N^exponent (or coefficient log N, or with log_like coefficient (N^exponent - 1)/exponent
+    /// near a resonance) + constant + o(1); null when convergent), zeta_bound (scaled family,
     /// power law; else null). Numbers have 17 significant digits.
     Eval(EvalArgs),
     /// Print the correction's illustration: A = B = 1, c = 1, q = 1, N = 10^6.
@@ -385,6 +386,9 @@ fn growth(d: &depthprod::Divergence) -> String {
         .map(|t| {
             if t.log {
                 format!("{:+.6} log N", t.coefficient)
+            } else if t.log_like {
+                // a near-resonant exponent: c (N^d - 1)/d, close to c log N
+                format!("{:+.6} (N^d - 1)/d [d = {:e}]", t.coefficient, t.exponent)
             } else {
                 format!("{:+.6} N^{:.6}", t.coefficient, t.exponent)
             }

@@ -74,13 +74,27 @@ pub struct Bounds {
 }
 
 /// One leading term of a divergent log-product: `coefficient * N^exponent`, or
-/// `coefficient * log N` when `log` is true (then `exponent` is 0).
+/// `coefficient * log N` when `log` is true (then `exponent` is 0), or, when `log_like` is true,
+/// `coefficient * (N^exponent - 1) / exponent`.
+///
+/// The log-like form is a near-resonant exponent (0 < |1 - k p| < 10^-3, docs/MATH.md §6.6): the
+/// pair `c N^d / d` and a constant containing `-c / d` (both ~ 1/d, e.g. 9.007e15 N^1.1e-16 and
+/// C = -9.007e15) is written as one term that tends to `c log N` as d -> 0, and the constant of
+/// the same [`Divergence`] is C + c/d, certified without forming either huge part. With d < 0
+/// (k p just above 1) the term stays bounded (it tends to -c/d) but is ~ c log N at every
+/// reachable depth, so it is shown among the leading terms.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct AsymptoticTerm {
     pub coefficient: f64,
     pub exponent: f64,
     pub log: bool,
+    /// `coefficient * (N^exponent - 1) / exponent` (absent from the serialized form when false).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "std::ops::Not::not")
+    )]
+    pub log_like: bool,
 }
 
 impl AsymptoticTerm {
@@ -88,6 +102,9 @@ impl AsymptoticTerm {
     pub fn at(&self, n: f64) -> f64 {
         if self.log {
             self.coefficient * n.ln()
+        } else if self.log_like {
+            // (n^d - 1)/d without cancellation
+            self.coefficient * (self.exponent * n.ln()).exp_m1() / self.exponent
         } else {
             self.coefficient * n.powf(self.exponent)
         }

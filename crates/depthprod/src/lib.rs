@@ -47,4 +47,5 @@ pub use params::{
 };
 pub use plan::{depth_grid, CurveKind, Evaluation, Plan, RouteOptions};
 pub use rotation::{rotation_angle, rotation_product, Rotation};
+pub use sum::LIBM_REL;
 pub use zeta::riemann_zeta;

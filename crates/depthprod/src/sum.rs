@@ -4,11 +4,16 @@
 pub(crate) const U: f64 = f64::EPSILON / 2.0;
 
 /// The one assumption the crate makes about its elementary functions: `ln`, `exp`, `exp_m1`,
-/// `ln_1p`, `powf`, `sqrt`, `sin`, `cos` return a result within one ulp of the exact value
-/// (relative error at most 2u) on every platform it runs on (the platform's libm natively, Rust's
-/// `libm` port of musl on wasm32). `tests/libm_accuracy.rs` and the wasm tests measure the worst
-/// error over the arguments the core uses against a double-double reference.
-pub(crate) const LIBM_REL: f64 = 2.0 * U;
+/// `ln_1p`, `powf` and `sin` return a result within one ulp of the exact value (relative error at
+/// most 2u = 2^-52) on every platform it runs on (the platform's libm natively, Rust's `libm` port
+/// of musl on wasm32); `sqrt` and `mul_add` are correctly rounded by IEEE 754. Every slack factor
+/// of the core's bounds that covers an elementary function is a multiple of this (docs/MATH.md
+/// §5.7). `crates/depthprod/tests/libm_accuracy.rs` (native) and
+/// `crates/depthprod-wasm/tests/libm_accuracy.rs` (wasm32, in node) measure the worst error of
+/// each over the arguments the core uses against a double-double reference and fail if it exceeds
+/// this. (The rotation matrix's `sin_cos` is a plain floating-point value, not an enclosure, and
+/// relies on nothing here.)
+pub const LIBM_REL: f64 = 2.0 * U;
 
 /// A running sum of terms, each given with a bound on its own error.
 ///

@@ -206,3 +206,92 @@ fn typed_range_ends_are_accepted_and_just_outside_refused() {
         );
     }
 }
+
+/// Item 6, the leading terms: near a resonance the expansion read 9.007e15 N^1.1e-16 with
+/// C = -9.007e15 (q = 2 - 2^-52): true, but no reader can use it. The pair is now one log-like
+/// term c (N^d - 1)/d with the constant C + c/d, certified (docs/MATH.md 6.6); the growth keeps
+/// the classic C. Checked: the form of the terms, the constant against mpmath
+/// (reference.json's constant_log_like, containment and width), and that terms + constant
+/// describe log P_N at large N (the o(1) is O(N^-1/2) or smaller here).
+#[test]
+fn near_resonant_leading_terms_are_one_log_like_term() {
+    use depthprod::CurveKind;
+    // (family, q, N for the o(1) check, |o(1)| bound there, C + c/d from reference.json)
+    let cases = [
+        (
+            Family::Unscaled,
+            "1.9999999999999997779553950749686919152736663818359375",
+            1e18,
+            1e-12,
+            0.887_146_038_222_546_311_6,
+        ),
+        (
+            Family::Unscaled,
+            "1.9999999",
+            1e18,
+            1e-12,
+            0.887_146_065_580_597_502_3,
+        ),
+        (
+            Family::SqrtScaled,
+            "0.9999999",
+            1e18,
+            1e-12,
+            0.887_146_065_580_597_502_3,
+        ),
+        // 2p = 1 + 1e-7 just above the pole: 2 N^0.5 - ... and a bounded log-like term
+        (
+            Family::Unscaled,
+            "1.0000001",
+            1e16,
+            1e-7,
+            -2.465_515_881_287_564_818,
+        ),
+    ];
+    for (family, q, n, o1, merged) in cases {
+        let plan = typed(family, "1", "1", "1", q);
+        let Limit::Divergent { divergence } = plan.limit().unwrap() else {
+            panic!("q = {q} diverges")
+        };
+        let near: Vec<_> = divergence.terms.iter().filter(|t| t.log_like).collect();
+        assert_eq!(near.len(), 1, "q = {q}: {divergence:?}");
+        assert!(near[0].exponent.abs() < 1e-6, "q = {q}: {near:?}");
+        assert!(
+            divergence.terms.iter().all(|t| t.coefficient.abs() < 10.0),
+            "q = {q}: no term of size 1/d is left: {divergence:?}"
+        );
+        let c = divergence.constant.expect("certified");
+        assert!(
+            c.lo <= merged + 1e-15 && merged - 1e-15 <= c.hi,
+            "q = {q}: {c:?} vs {merged}"
+        );
+        assert!(c.relative_width() <= 1e-12, "q = {q}: {c:?}");
+        // terms + constant describe log P_N (up to o(1) and the curve's own rounding, ~1e-15
+        // relative: the curves are central values, not enclosures)
+        let depth = n as u64;
+        let value = plan.log_product(depth).unwrap();
+        let mut asym = [0.0];
+        plan.curve(CurveKind::Asymptote, &[n], &mut asym).unwrap();
+        assert!(
+            (value.value - asym[0]).abs() <= o1 + 1e-14 * value.value.abs(),
+            "q = {q}: log P_N = {value:?}, terms + C = {}",
+            asym[0]
+        );
+        // the remainder (log P_N minus the terms) is near the same constant
+        let mut rem = [0.0];
+        plan.curve(CurveKind::Remainder, &[n], &mut rem).unwrap();
+        assert!(
+            (rem[0] - c.value).abs() <= o1 + 1e-14 * value.value.abs(),
+            "q = {q}: remainder {rem:?} vs {c:?}"
+        );
+    }
+    // far from the pole (d = 0.05) the classic form stays
+    let plan = typed(Family::Unscaled, "1", "1", "1", "1.9");
+    let Limit::Divergent { divergence } = plan.limit().unwrap() else {
+        panic!("diverges")
+    };
+    assert!(
+        divergence.terms.iter().all(|t| !t.log_like),
+        "{divergence:?}"
+    );
+}

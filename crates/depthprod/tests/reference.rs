@@ -59,12 +59,56 @@ fn reference_values_lie_in_the_enclosures() {
             let Limit::Divergent { divergence } = plan.limit().unwrap() else {
                 panic!("{id}: should diverge")
             };
-            (
-                case["constant_c"].as_str().unwrap(),
-                divergence
-                    .constant
-                    .unwrap_or_else(|| panic!("{id}: C not resolved")),
-            )
+            let classic = case["constant_c"].as_str().unwrap();
+            match case.get("constant_log_like") {
+                // near-resonant k p: the divergence's terms are log-like, c (N^d - 1)/d, and its
+                // constant is C + sum c/d (docs/MATH.md 6.6); the growth keeps the classic C
+                Some(merged) => {
+                    let listed = case["log_like_terms"].as_array().unwrap();
+                    let shown: Vec<_> = divergence.terms.iter().filter(|t| t.log_like).collect();
+                    assert_eq!(
+                        shown.len(),
+                        listed.len(),
+                        "{id}: log-like terms {divergence:?}"
+                    );
+                    for (t, r) in shown.iter().zip(listed) {
+                        let d: f64 = r["exponent"].as_str().unwrap().parse().unwrap();
+                        let c: f64 = r["coefficient"].as_str().unwrap().parse().unwrap();
+                        assert!(
+                            (t.exponent - d).abs() <= 1e-15 * d.abs(),
+                            "{id}: {t:?} vs {r}"
+                        );
+                        assert!(
+                            (t.coefficient - c).abs() <= 1e-14 * c.abs(),
+                            "{id}: {t:?} vs {r}"
+                        );
+                    }
+                    let growth_c = plan.growth().constant.expect("classic C resolved");
+                    assert!(
+                        contains_exactly(&growth_c, classic),
+                        "{id}: classic C {growth_c:?} does not contain {classic}"
+                    );
+                    assert!(growth_c.relative_width() <= 1e-12, "{id}: {growth_c:?}");
+                    (
+                        merged.as_str().unwrap(),
+                        divergence
+                            .constant
+                            .unwrap_or_else(|| panic!("{id}: C not resolved")),
+                    )
+                }
+                None => {
+                    assert!(
+                        divergence.terms.iter().all(|t| !t.log_like),
+                        "{id}: {divergence:?}"
+                    );
+                    (
+                        classic,
+                        divergence
+                            .constant
+                            .unwrap_or_else(|| panic!("{id}: C not resolved")),
+                    )
+                }
+            }
         } else {
             let e = match depth {
                 Depth::Finite(n) => plan.log_product(n).unwrap(),

@@ -284,7 +284,12 @@ impl PowerPlan {
                 reason,
             };
         }
-        let constant = self.divergence.as_ref().and_then(|d| d.constant);
+        // The classic C of sum c_k N^(1-kp)/(1-kp) + C (the coefficient below is c/d), not the
+        // constant of the log-like form the divergence's terms use.
+        let constant = {
+            let (v, e) = self.infinity;
+            (v.is_finite() && e.is_finite() && e <= v.abs().max(1.0)).then(|| enclosure(v, e))
+        };
         // Leading term: the first nonzero c_k with k p < 1 (1 - k p decreases with k).
         let leading = (1..=self.k).find(|&i| self.coef[i].0 != 0.0 && self.side[i] > 0);
         let log_term = (1..=self.k).find(|&i| self.coef[i].0 != 0.0 && self.side[i] == 0);
@@ -324,6 +329,16 @@ impl PowerPlan {
         self.divergence.clone()
     }
 
+    /// Whether series term `i` is shown as a log-like term `c (N^d - 1)/d` (d = 1 - k p, docs/MATH.md
+    /// §6.6): a divergent product, a nonzero coefficient, and k p near 1 but not equal to it.
+    pub(super) fn log_like(&self, i: usize) -> bool {
+        self.divergent
+            && self.coef[i].0 != 0.0
+            && self.side[i] != 0
+            && self.gap[i].abs() < NEAR_POLE
+            && self.m <= BEYOND_DEPTHS
+    }
+
     fn compute_divergence(&self) -> Option<Divergence> {
         if !self.divergent {
             return None;
@@ -331,6 +346,15 @@ impl PowerPlan {
         let mut terms = Vec::new();
         for i in 1..=self.k {
             let (c, _) = self.coef[i];
+            if self.log_like(i) {
+                terms.push(AsymptoticTerm {
+                    coefficient: c,
+                    exponent: self.gap[i],
+                    log: false,
+                    log_like: true,
+                });
+                continue;
+            }
             if c == 0.0 || self.side[i] < 0 {
                 continue;
             }
@@ -339,6 +363,7 @@ impl PowerPlan {
                     coefficient: c,
                     exponent: 0.0,
                     log: true,
+                    log_like: false,
                 });
             } else {
                 let e = self.gap[i];
@@ -346,16 +371,53 @@ impl PowerPlan {
                     coefficient: c / e,
                     exponent: e,
                     log: false,
+                    log_like: false,
                 });
             }
         }
-        let (v, e) = self.infinity;
+        let (v, e) = if (1..=self.k).any(|i| self.log_like(i)) {
+            self.merged_constant()
+        } else {
+            self.infinity
+        };
         let constant = if v.is_finite() && e.is_finite() && e <= v.abs().max(1.0) {
             Some(enclosure(v, e))
         } else {
             None
         };
         Some(Divergence { terms, constant })
+    }
+
+    /// The constant that goes with the log-like terms: C + sum c_k / d_k over the log-like k
+    /// (docs/MATH.md §6.6), i.e. V with each log-like Z(kp, M) replaced by
+    /// W_k = Z(kp, M) + 1/d_k (see [`pole_free_z`]); error as in [`Self::value_at_infinity`]
+    /// plus [`Self::input_error`] with W in place of Z.
+    fn merged_constant(&self) -> (f64, f64) {
+        let mut acc = Accumulator::new();
+        let (v, e) = self.below_m;
+        acc.add(v, e);
+        let mut moved = grow(2, self.delta) * v.abs();
+        for i in 1..=self.k {
+            let (c, ce) = self.coef[i];
+            let (z, ze) = if self.log_like(i) {
+                pole_free_z(self.s[i], self.gap[i], self.ds[i], self.m)
+            } else {
+                let (z, ze) = self.z_m[i];
+                (
+                    z,
+                    ze + s_error(self.s[i], -self.gap[i], self.ds[i], self.m, z),
+                )
+            };
+            let t = c * z;
+            acc.add(t, ce * z.abs() + c.abs() * ze + U * t.abs());
+            if self.delta != 0.0 {
+                moved += grow(i, self.delta) * self.abs_coef[i] * (z.abs() + ze);
+            }
+        }
+        (
+            acc.value(),
+            acc.error() + self.trunc_m + moved * (1.0 + 4.0 * U),
+        )
     }
 
     /// sum_{l=1}^{n} g(l) with error bound.
@@ -551,16 +613,23 @@ impl PowerPlan {
             return self.sum(n).0 - self.leading(n as f64);
         }
         // V - sum_k coef_k E_k(n), E_k = Z(s_k, n+1) + leading part, computed without cancellation.
+        // With log-like terms the constant is C + sum c_k/d_k and each log-like E_k takes the
+        // kp < 1 form whatever the side of the pole (docs/MATH.md §6.6).
         let nf = n as f64;
         let mut acc = Accumulator::new();
-        acc.add(self.infinity.0, 0.0);
+        let start = self
+            .divergence
+            .as_ref()
+            .and_then(|d| d.constant)
+            .map_or(self.infinity.0, |c| c.value);
+        acc.add(start, 0.0);
         self.each_term_at(b, |i, xk, _| {
             let (c, s) = (self.coef[i].0, self.s[i]);
             let (corr, _) = em_corrections(s, b, xk, 0.0);
             let one_minus_s = self.gap[i];
             let gap = if self.side[i] == 0 {
                 -(1.0 / nf).ln_1p()
-            } else if self.side[i] > 0 {
+            } else if self.side[i] > 0 || self.log_like(i) {
                 // [n^(1-s) - (n+1)^(1-s)]/(1-s)
                 -nf.powf(one_minus_s) * (one_minus_s * (1.0 / nf).ln_1p()).exp_m1() / one_minus_s
             } else {
@@ -609,6 +678,31 @@ fn z_at(s: f64, d: f64, a: f64, x: f64, x_rel: f64) -> (f64, f64) {
     let (m, me) = em_main(d, a, x, x_rel);
     let (c, ce) = em_corrections(s, a, x, x_rel);
     (m + c, me + ce + U * (m + c).abs())
+}
+
+/// W = Z(s, a) + 1/d for d = 1 - s near 0 (`d` correctly rounded from the exact exponent, `s` the
+/// computed exponent within `ds` of it), without the two terms of size 1/|d|:
+/// Z(s, a) = -a^d/d + corr(s, a) (Lemma 6's main term), so W = -expm1(d log a)/d + corr(s, a).
+///
+/// Error of the main part, relative: t = d log a carries log's LIBM_REL, the product's u and d's
+/// own u; expm1(t)/d passes t's relative error with condition number t e^t/expm1(t) <= 1 + |t|
+/// (|t| <= 1), adds LIBM_REL, and d's u again in the division plus the division's u; (1 + 1e-6)
+/// covers the second-order products of these ~1e-16 terms. The corrections: `em_corrections`
+/// with a^-s's error (powf's LIBM_REL and u) and the s-shift ds (log a + 40/s) |corr| as in
+/// [`s_error`] (the main part does not depend on s: it uses the exact d).
+fn pole_free_z(s: f64, d: f64, ds: f64, a: f64) -> (f64, f64) {
+    let ln_a = a.ln();
+    let t = d * ln_a;
+    debug_assert!(t.abs() <= 1.0);
+    let main = -t.exp_m1() / d;
+    let t_rel = LIBM_REL + 2.0 * U;
+    let main_err = main.abs() * ((1.0 + t.abs()) * t_rel + LIBM_REL + 2.0 * U) * (1.0 + 1e-6);
+    let x = a.powf(-s);
+    let (corr, corr_err) = em_corrections(s, a, x, LIBM_REL + U);
+    // (1 + 1e-6): rounding of this bound's own few operations
+    let corr_s = ds * (ln_a + 40.0 / s) * (corr.abs() + corr_err) * (1.0 + 1e-6);
+    let w = main + corr;
+    (w, main_err + corr_err + corr_s + U * w.abs())
 }
 
 /// Error in Z(s, a) = main + corrections from evaluating them at a computed s within `ds` of the
