@@ -7,8 +7,12 @@ import { renderTable, clearTables, summaryItem, words } from './lab-view.js';
 import { LabFigures } from './lab-plots.js';
 import * as core from './core.js';
 
-/** Largest checkpoint the tab takes: the file's bytes plus its weights as f64 must fit in wasm32's memory with room to run. */
-export const MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024;
+/**
+ * Largest checkpoint the tab takes. wasm32 memory ends at 4 GiB; the file's bytes are copied into it
+ * and its weights widened to f64 (4x for f16/bf16), so 128 MiB of file is up to ~0.6 GiB before the
+ * run's own buffers. Larger files go to the CLI (the message names the command).
+ */
+export const MAX_CHECKPOINT_BYTES = 128 * 1024 * 1024;
 
 const $ = (id) => document.getElementById(id);
 const statusEl = $('lab-status');
@@ -106,17 +110,22 @@ async function takeFiles(files) {
     configJson: config ? await config.text() : null,
     configName: config?.name ?? null,
   };
+  // The file's own depth unless the reader asks for a prefix.
+  $('lab-layers').value = '';
+  readControls();
   describeCheckpoint();
 }
 
 function describeCheckpoint() {
+  for (const k of ['d', 'heads', 'dff']) $(`lab-${k}`).disabled = !!checkpoint;
+  $('lab-layers').placeholder = checkpoint ? 'all' : '';
   if (!checkpoint) {
     fileInfo.textContent = 'No file: the weights are drawn from the seed.';
     fileClear.hidden = true;
     drop.classList.remove('has-file');
     return;
   }
-  fileInfo.textContent = `${checkpoint.name} (${mib(checkpoint.size)})${checkpoint.configName ? ` with ${checkpoint.configName}` : ', no config.json (shapes and defaults are used)'}: d, heads and d_ff come from the file; L takes a prefix of its layers; T, σ (for A and B) and the seed (token ids) from the fields.`;
+  fileInfo.textContent = `${checkpoint.name} (${mib(checkpoint.size)})${checkpoint.configName ? ` with ${checkpoint.configName}` : ', no config.json (shapes and defaults are used)'}: d, heads and d_ff come from the file; L (empty: all) takes a prefix of its layers; T, σ (for A and B) and the seed (token ids) from the fields.`;
   fileClear.hidden = false;
   drop.classList.add('has-file');
 }
@@ -125,6 +134,8 @@ fileInput.addEventListener('change', () => takeFiles(fileInput.files));
 fileClear.addEventListener('click', () => {
   checkpoint = null;
   fileInput.value = '';
+  if ($('lab-layers').value === '') $('lab-layers').value = PRESETS.small130m.layers;
+  readControls();
   describeCheckpoint();
 });
 drop.addEventListener('dragover', (ev) => {
@@ -222,7 +233,7 @@ function setHandoff(report) {
 function run() {
   readControls();
   errorEl.textContent = '';
-  const r = specsOf(state);
+  const r = specsOf(state, { checkpoint: !!checkpoint });
   if (r.errors) {
     showErrors(r.errors);
     setStatus('Not started: see the message below the Run button.', true);

@@ -74,7 +74,8 @@ export class LabFigures {
 
   build(f) {
     const figure = el('figure', { class: 'lab-figure', 'data-testid': `lab-plot-${f.id}` });
-    const cap = el('figcaption', { id: `lab-cap-${f.id}` }, f.title);
+    const cap = el('figcaption', { id: `lab-cap-${f.id}` });
+    rich(cap, f.title);
     const wrap = el('div', { class: 'plot-wrap' });
     const canvas = el('canvas', { tabindex: '0', role: 'img', 'aria-labelledby': `lab-cap-${f.id}`, 'data-testid': `lab-canvas-${f.id}` });
     const overlay = el('canvas', { class: 'overlay', 'aria-hidden': 'true' });
@@ -102,7 +103,8 @@ export class LabFigures {
 
   buildHeat() {
     const figure = el('figure', { class: 'lab-figure lab-heat', 'data-testid': 'lab-plot-angular' });
-    const cap = el('figcaption', { id: 'lab-cap-angular' }, 'Angular distance between x_l and x_{l+n}: the paper’s layer-importance map');
+    const cap = el('figcaption', { id: 'lab-cap-angular' });
+    rich(cap, 'Angular distance between x_l and x_{l+n}: the paper’s layer-importance map');
     const box = el('div', { class: 'lab-heat-row' });
     const words = el('p', { class: 'lab-words', 'data-testid': 'lab-words-angular' });
     const bar = el('div', { class: 'share-bar', role: 'group', 'aria-label': 'Export: angular distance' });

@@ -70,13 +70,16 @@ export function toFragment(state) {
 
 /**
  * The worker's specs, one per placement, or { errors } naming each field that is not a number.
+ * With a checkpoint, d, heads and d_ff are the file's (not sent) and an empty L means all its layers.
  * Ranges are the lab's to judge (its message names the parameter and its range).
  */
-export function specsOf(state) {
+export function specsOf(state, { checkpoint = false } = {}) {
   const errors = [];
   const spec = { input: state.input };
   for (const k of FIELDS) {
     const t = String(state.text[k] ?? '').trim();
+    // A checkpoint brings its own d, heads and d_ff; an empty L takes all of its layers.
+    if (checkpoint && (['d', 'heads', 'dff'].includes(k) || (k === 'layers' && t === ''))) continue;
     const ok = INTEGER_FIELDS.has(k) ? /^\d+$/.test(t) : /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t);
     if (!ok) {
       errors.push(`${k}: “${t}” is not ${INTEGER_FIELDS.has(k) ? 'a whole number' : 'a number'}`);

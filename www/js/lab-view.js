@@ -81,7 +81,12 @@ export function summaryItem(norm, r) {
   const text = el('span');
   rich(text, parts.filter(Boolean).join(' '));
   li.append(text);
-  if (b.errors?.length) li.append(el('span', ` (${b.errors.join('; ')})`, { class: 'hint' }));
+  if (b.errors?.length) {
+    // The lab's reasons a product was not evaluated (e.g. a fitted c outside the core's range).
+    const more = el('details', null, { class: 'lab-notes' });
+    more.append(el('summary', `${b.errors.length} product${b.errors.length > 1 ? 's' : ''} not evaluated: why`), el('p', b.errors.join('; '), { class: 'hint' }));
+    li.append(more);
+  }
   return li;
 }
 
