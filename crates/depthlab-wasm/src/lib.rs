@@ -188,7 +188,9 @@ fn integer(spec: &JsValue, name: &str) -> Result<Option<u64>, JsError> {
     match number(spec, name)? {
         None => Ok(None),
         // 2^53: every larger double is an integer too, but no longer the one typed.
-        Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 9_007_199_254_740_992.0 => {
+        Some(x)
+            if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 9_007_199_254_740_992.0 =>
+        {
             Ok(Some(x as u64))
         }
         Some(x) => Err(JsError::new(&format!(
@@ -213,10 +215,7 @@ fn text(spec: &JsValue, name: &str) -> Result<Option<String>, JsError> {
     match get(spec, name)? {
         None => Ok(None),
         Some(v) => v.as_string().map(Some).ok_or_else(|| {
-            JsError::new(&format!(
-                "{name}: expected a string, got {}",
-                describe(&v)
-            ))
+            JsError::new(&format!("{name}: expected a string, got {}", describe(&v)))
         }),
     }
 }
