@@ -44,7 +44,9 @@ function move(from, to) {
 
 const started = Date.now();
 const CRATES = ['depthprod_wasm', 'depthlab_wasm'];
-run('cargo', ['build', '-p', 'depthprod-wasm', '-p', 'depthlab-wasm', '--release', '--target', TARGET]);
+// One cargo invocation per crate: built together, cargo would unify the features of their shared
+// dependencies, and the explorer's module must come out exactly as it does alone.
+for (const crate of CRATES) run('cargo', ['build', '-p', crate.replace('_', '-'), '--release', '--target', TARGET]);
 
 const meta = spawnSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 });
 if (meta.status !== 0) {
