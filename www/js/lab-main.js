@@ -180,9 +180,17 @@ const client = new LabClient({
     setStatus(`Running… ${stageEl.textContent}`);
   },
   partial(msg) {
+    // An update carries only the fields just measured: merge it into its layer's row.
     const r = runs[msg.norm];
-    if (!r) return;
-    r.layers.push(msg.layer);
+    if (!r || r.report) return;
+    const u = msg.layer;
+    let row = r.layers.find((l) => l.layer === u.layer);
+    if (!row) {
+      row = { layer: u.layer };
+      r.layers.push(row);
+      r.layers.sort((a, b) => a.layer - b.layer);
+    }
+    Object.assign(row, u);
     renderTable(tablesEl, msg.norm, r.layers, { partial: true });
     scheduleDraw();
   },

@@ -31,12 +31,10 @@ self.onmessage = async (ev) => {
   for (let index = 0; index < count; index++) {
     const spec = msg.specs[index];
     const norm = spec.norm;
-    const onProgress = (stage, done, total, layer) => {
-      self.postMessage({ type: 'progress', norm, index, count, stage, done, total });
-      if (layer) self.postMessage({ type: 'partial', norm, layer });
-    };
+    const onProgress = (stage, done, total) => self.postMessage({ type: 'progress', norm, index, count, stage, done, total });
+    const onLayer = (layer) => self.postMessage({ type: 'partial', norm, layer });
     try {
-      const report = runLab(spec, msg.weights ?? undefined, msg.configJson ?? undefined, onProgress);
+      const report = runLab(spec, msg.weights ?? undefined, msg.configJson ?? undefined, onProgress, onLayer);
       self.postMessage({ type: 'report', norm, report });
     } catch (err) {
       self.postMessage({ type: 'error', norm, message: messageOf(err) });
