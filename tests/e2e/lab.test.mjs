@@ -151,6 +151,15 @@ test('Cancel stops a large run at once, the page stays responsive, and the next 
   t.diagnostic(`main-thread frames during the run: ${frames.length} in 1 s, median ${sorted[sorted.length >> 1].toFixed(1)} ms, worst ${sorted[sorted.length - 1].toFixed(1)} ms`);
   assert.ok(frames.length >= 5, `the main thread painted only ${frames.length} frames in a second of the run`);
   assert.equal(await page.evaluate(() => document.body.dataset.labState), 'running');
+  // Layers arrive as they finish: every variance after the forward pass, then ||J_l|| one by one.
+  await page.waitForFunction(() => {
+    const t = document.querySelector('[data-testid="lab-table-pre"]');
+    return t && t.tBodies[0].rows.length === 32 && Number.isFinite(Number(t.tBodies[0].rows[0].cells[2].textContent));
+  }, null, { timeout: 300_000 });
+  const streamed = await readTable(page, 'pre');
+  assert.equal(await page.getAttribute('[data-testid="lab-table-pre"]', 'data-complete'), 'false');
+  assert.ok(streamed.rows.every((r) => Number(r[1]) > 0), 'every layer has its variance after the forward pass');
+  assert.equal(streamed.rows[31][4], '—', 'the end-to-end norms come later');
   const cancelMs = await page.evaluate(() => {
     const t0 = performance.now();
     document.querySelector('[data-testid="lab-cancel"]').click();
@@ -165,6 +174,10 @@ test('Cancel stops a large run at once, the page stays responsive, and the next 
   assert.equal(await page.evaluate(() => document.querySelector('[data-testid="lab-progress"]').getAttribute('aria-valuenow')), progressAfter);
   assert.equal(await page.evaluate(() => document.body.dataset.labState), 'cancelled');
   assert.equal(await page.evaluate(() => document.querySelector('[data-testid="lab-run"]').disabled), false);
+  // What was measured before the cancel stays on screen.
+  const kept = await readTable(page, 'pre');
+  assert.equal(kept.rows.length, 32);
+  assert.equal(kept.rows[0][2], streamed.rows[0][2]);
   // Responsive: a frame comes promptly and a small run then completes in a fresh worker.
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
   await page.evaluate(

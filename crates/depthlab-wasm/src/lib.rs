@@ -11,7 +11,7 @@
 //!
 //! | export | arguments | returns |
 //! |---|---|---|
-//! | `runLab(spec, weights, configJson, onProgress)` | below; `weights` a `Uint8Array` of a `.safetensors` file or `undefined`; `configJson` the text of its `config.json` or `undefined`; `onProgress(stage, done, total)` a function or `undefined` | the report (below) |
+//! | `runLab(spec, weights, configJson, onProgress, onLayer, shouldStop)` | below; `weights` a `Uint8Array` of a `.safetensors` file or `undefined`; `configJson` the text of its `config.json` or `undefined`; the three callbacks functions or `undefined` | the report (below) |
 //! | `defaults()` | | the seeded defaults, `{d, heads, dff, tokens, layers, vocab, std, seed, tol, maxIter}` |
 //! | `version()` | | the crate version |
 //!
@@ -34,17 +34,21 @@
 //! `lanczos_tol`. The per-layer names are the CLI contract's. Numbers are the doubles themselves
 //! (no decimal round trip).
 //!
-//! **Progress**: `onProgress(stage, done, total)` is called synchronously from inside the run
-//! (the wasm runs on the worker's thread), so it can post messages but cannot be interrupted;
-//! cancelling is terminating the worker (`www/js/lab-client.js`).
+//! **Streaming**: `onProgress(stage, done, total)` (stages `forward`, `layer Jacobians`,
+//! `end-to-end Jacobians`, `gradients`) and `onLayer(update)` (one layer's measurements as they
+//! finish: `{layer, ...}` with only the fields just measured, the per-layer names above) are
+//! called synchronously from inside the run, on the worker's thread. `shouldStop()` is polled
+//! between layer operations; once it returns a truthy value the run ends with the error
+//! `cancelled`. (The lab page cancels by terminating its worker instead: a worker busy in wasm
+//! receives no messages, so nothing could flip the flag without cross-origin isolation.)
 
+use depthlab::measure::{run_streaming, Hooks, LayerUpdate};
 use depthlab::{
     Config, FileConfig, InputSpec, LabSpec, LanczosOptions, MlpKind, NormKind, Overrides,
     Placement, Selection,
 };
 use js_sys::{Function, Reflect};
 use serde::Serialize;
-use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 /// Installs the panic hook so a Rust panic shows its message in the console instead of a bare
@@ -102,17 +106,22 @@ fn cli_lanczos() -> LanczosOptions {
     }
 }
 
-thread_local! {
-    /// The progress callback of the run in flight. `depthlab::run` takes a `Sync` closure; a JS
-    /// function is not `Sync`, so the closure reaches it through this (single-threaded) slot.
-    static PROGRESS: RefCell<Option<Function>> = const { RefCell::new(None) };
-}
-
-fn report_progress(stage: &str, done: usize, total: usize) {
-    PROGRESS.with(|slot| {
-        if let Some(f) = slot.borrow().as_ref() {
-            // A throwing callback must not abort the measurement; its error is the page's bug
-            // and shows in the console of the worker.
+/// `runLab(spec, weights, configJson, onProgress, onLayer, shouldStop)`: one lab run (see the
+/// crate docs), through `depthlab::measure::run_streaming`.
+#[wasm_bindgen(js_name = runLab)]
+pub fn run_lab(
+    spec: JsValue,
+    weights: Option<Vec<u8>>,
+    config_json: Option<String>,
+    on_progress: Option<Function>,
+    on_layer: Option<Function>,
+    should_stop: Option<Function>,
+) -> Result<JsValue, JsError> {
+    let spec = read_spec(&spec, weights.as_deref(), config_json.as_deref())?;
+    // A throwing callback must not abort the measurement: its error is the page's bug and shows
+    // in the worker's console, so the results of the calls are dropped.
+    let progress = |stage: &str, done: usize, total: usize| {
+        if let Some(f) = &on_progress {
             let _ = f.call3(
                 &JsValue::NULL,
                 &JsValue::from_str(stage),
@@ -120,30 +129,27 @@ fn report_progress(stage: &str, done: usize, total: usize) {
                 &JsValue::from_f64(total as f64),
             );
         }
-    });
-}
-
-/// Clears the progress slot however the run ends.
-struct ProgressGuard;
-impl Drop for ProgressGuard {
-    fn drop(&mut self) {
-        PROGRESS.with(|slot| slot.borrow_mut().take());
-    }
-}
-
-/// `runLab(spec, weights, configJson, onProgress)`: one lab run (see the crate docs).
-#[wasm_bindgen(js_name = runLab)]
-pub fn run_lab(
-    spec: JsValue,
-    weights: Option<Vec<u8>>,
-    config_json: Option<String>,
-    on_progress: Option<Function>,
-) -> Result<JsValue, JsError> {
-    let spec = read_spec(&spec, weights.as_deref(), config_json.as_deref())?;
-    PROGRESS.with(|slot| *slot.borrow_mut() = on_progress);
-    let _guard = ProgressGuard;
-    let progress = |stage: &str, done: usize, total: usize| report_progress(stage, done, total);
-    let report = depthlab::run(&spec, &progress).map_err(|e| JsError::new(&e.to_string()))?;
+    };
+    let layer = |update: &LayerUpdate| {
+        if let Some(f) = &on_layer {
+            if let Ok(v) = to_js(update) {
+                let _ = f.call1(&JsValue::NULL, &v);
+            }
+        }
+    };
+    let stop = || match &should_stop {
+        Some(f) => f
+            .call0(&JsValue::NULL)
+            .map(|v| v.is_truthy())
+            .unwrap_or(false),
+        None => false,
+    };
+    let hooks = Hooks {
+        progress: &progress,
+        on_layer: &layer,
+        should_stop: &stop,
+    };
+    let report = run_streaming(&spec, &hooks).map_err(|e| JsError::new(&e.to_string()))?;
     to_js(&report)
 }
 
