@@ -25,6 +25,7 @@ fn spec(cfg: Config) -> LabSpec {
 /// Merges the updates of one layer the way a page would (later fields fill in, none repeats).
 fn merge(rows: &mut [LayerUpdate], u: &LayerUpdate) {
     let row = &mut rows[u.layer - 1];
+    row.layer = u.layer;
     macro_rules! fill {
         ($($f:ident),*) => {$(
             if u.$f.is_some() {
