@@ -47,7 +47,8 @@ async function openLab(t, hash, options = {}) {
 }
 
 async function finished(page, timeout = 240_000) {
-  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.labState), null, { timeout });
+  // Finished, and the last redraw (spread over a few frames) is complete.
+  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.labState) && !document.body.dataset.labDrawing, null, { timeout });
   return page.evaluate(() => document.body.dataset.labState);
 }
 

@@ -35,6 +35,7 @@ let checkpoint = null; // { name, bytes: Uint8Array, configJson: string | null, 
 let runs = {}; // norm → { layers, totalLayers, fit, angular, report }
 let startedAt = 0;
 let drawPending = false;
+const dirtyTables = new Set(); // placements whose streamed rows changed since the last frame
 let coreReady = null;
 
 const figures = new LabFigures($('lab-figures'));
@@ -159,14 +160,36 @@ function running(on) {
   document.body.classList.toggle('lab-running', on);
 }
 
+// A redraw is spread over frames, one figure per frame (the tables first), so streamed layers
+// never cost the main thread a long frame; updates arriving meanwhile join the pass in progress.
+let drawPart = -1; // the next part to draw, -1 for the tables (body[data-lab-drawing] while a pass runs)
+let drawTexts = {};
 function scheduleDraw() {
+  drawAgain = true;
   if (drawPending) return;
   drawPending = true;
-  requestAnimationFrame(() => {
-    drawPending = false;
+  document.body.dataset.labDrawing = 'true';
+  requestAnimationFrame(drawStep);
+}
+let drawAgain = false;
+function drawStep() {
+  if (drawAgain) {
+    drawAgain = false;
+    drawPart = -1;
+  }
+  if (drawPart === -1) {
+    for (const norm of dirtyTables) if (runs[norm] && !runs[norm].report) renderTable(tablesEl, norm, runs[norm].layers, { partial: true });
+    dirtyTables.clear();
     const finished = Object.fromEntries(Object.entries(runs).filter(([, r]) => r.report).map(([n, r]) => [n, r.report]));
-    figures.set(runs, words(finished));
-  });
+    drawTexts = words(finished);
+  } else figures.setPart(runs, drawTexts, drawPart);
+  drawPart++;
+  if (drawPart < figures.parts() || drawAgain) requestAnimationFrame(drawStep);
+  else {
+    drawPending = false;
+    drawPart = -1;
+    delete document.body.dataset.labDrawing;
+  }
 }
 
 const client = new LabClient({
@@ -191,7 +214,8 @@ const client = new LabClient({
       r.layers.sort((a, b) => a.layer - b.layer);
     }
     Object.assign(row, u);
-    renderTable(tablesEl, msg.norm, r.layers, { partial: true });
+    // The table is rebuilt with the plots, once per frame, however many updates arrived.
+    dirtyTables.add(msg.norm);
     scheduleDraw();
   },
   async report(msg) {

@@ -125,7 +125,29 @@ export class LabFigures {
    * prefix while a run streams); `texts` the words of lab-view.js.
    */
   set(runs, texts = {}) {
-    for (const fig of Object.values(this.figs)) {
+    for (let part = 0; part < this.parts(); part++) this.setPart(runs, texts, part);
+  }
+
+  /** How many parts `setPart` draws: each figure, then the heatmap. */
+  parts() {
+    return Object.keys(this.figs).length + 1;
+  }
+
+  /**
+   * Draws one part (a figure, or the heatmap as the last part): a caller streaming layers spreads
+   * a redraw over several frames so that no frame pays for every canvas at once.
+   */
+  setPart(runs, texts, part) {
+    const figs = Object.values(this.figs);
+    if (part >= figs.length) {
+      const maps = Object.entries(runs).filter(([, r]) => r.angular).map(([norm, r]) => ({ norm, name: NORM_NAMES[norm], matrix: r.angular }));
+      this.heat.map.set(maps);
+      rich(this.heat.words, texts.angular || '');
+      this.heatTable(maps);
+      return;
+    }
+    {
+      const fig = figs[part];
       const series = [];
       let xMax = 2;
       for (const [norm, run] of Object.entries(runs)) {
@@ -141,10 +163,6 @@ export class LabFigures {
       rich(fig.words, fig.caption);
       this.table(fig);
     }
-    const maps = Object.entries(runs).filter(([, r]) => r.angular).map(([norm, r]) => ({ norm, name: NORM_NAMES[norm], matrix: r.angular }));
-    this.heat.map.set(maps);
-    rich(this.heat.words, texts.angular || '');
-    this.heatTable(maps);
   }
 
   /** The hidden table of a figure: every layer, every series (DOM text). */
