@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Release build of crates/depthprod-wasm into www/pkg/ (what the page imports as
-// ./pkg/depthprod_wasm.js). Run scripts/setup.mjs first (npm run build does both).
+// Release build of crates/depthprod-wasm (the explorer's module, ./pkg/depthprod_wasm.js) and
+// crates/depthlab-wasm (the lab page's module, ./pkg/depthlab_wasm.js, loaded only by lab.html's
+// worker) into www/pkg/. Run scripts/setup.mjs first (npm run build does both).
 //
 //   node scripts/build-wasm.mjs               (function names stripped: smaller download)
 //   node scripts/build-wasm.mjs --keep-names  (keeps them, for readable panic stack traces)
@@ -42,7 +43,10 @@ function move(from, to) {
 }
 
 const started = Date.now();
-run('cargo', ['build', '-p', 'depthprod-wasm', '--release', '--target', TARGET]);
+const CRATES = ['depthprod_wasm', 'depthlab_wasm'];
+// One cargo invocation per crate: built together, cargo would unify the features of their shared
+// dependencies, and the explorer's module must come out exactly as it does alone.
+for (const crate of CRATES) run('cargo', ['build', '-p', crate.replace('_', '-'), '--release', '--target', TARGET]);
 
 const meta = spawnSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 });
 if (meta.status !== 0) {
@@ -50,7 +54,6 @@ if (meta.status !== 0) {
   process.exit(1);
 }
 const targetDir = JSON.parse(meta.stdout).target_directory;
-const input = join(targetDir, TARGET, 'release', 'depthprod_wasm.wasm');
 
 // Generate next to www/pkg, then swap it in, so that a page being served meanwhile never sees
 // a half-written or missing pkg/.
@@ -59,14 +62,17 @@ const fresh = join(targetDir, 'www-pkg.new');
 const old = join(targetDir, 'www-pkg.old');
 rmSync(fresh, { recursive: true, force: true });
 const strip = process.argv.includes('--keep-names') ? [] : ['--remove-name-section', '--remove-producers-section'];
-run('wasm-bindgen', ['--target', 'web', '--out-dir', fresh, '--no-typescript', ...strip, input]);
+for (const crate of CRATES) {
+  const input = join(targetDir, TARGET, 'release', `${crate}.wasm`);
+  run('wasm-bindgen', ['--target', 'web', '--out-dir', fresh, '--no-typescript', ...strip, input]);
+}
 rmSync(old, { recursive: true, force: true });
 if (existsSync(OUT_DIR)) move(OUT_DIR, old);
 move(fresh, OUT_DIR);
 rmSync(old, { recursive: true, force: true });
 
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
-for (const name of ['depthprod_wasm_bg.wasm', 'depthprod_wasm.js']) {
+for (const name of CRATES.flatMap((crate) => [`${crate}_bg.wasm`, `${crate}.js`])) {
   const file = join(OUT_DIR, name);
   const raw = statSync(file).size;
   const gz = gzipSync(readFileSync(file), { level: 9 }).length;

@@ -149,6 +149,8 @@ for (const [tag] of modules) single = single.replace(tag, '');
 single = single.replace(/<link\s+rel="(?:modulepreload|preload|prefetch)"[^>]*>\s*\n?/g, '');
 // No markup may point outside the file (the hidden offline link is removed: this is the copy).
 single = single.replace(/\s*<a id="offline-link"[^>]*>[\s\S]*?<\/a>/, '');
+// The lab (lab.html, its worker and wasm) is not in the single file: its link goes too.
+single = single.replace(/\s*<span id="lab-link">[\s\S]*?<\/span>/, '');
 const refs = [...single.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1]).filter((u) => !/^(data:|#)/.test(u));
 if (refs.length) fail(`the single file's markup still references: ${refs.join(', ')}`);
 

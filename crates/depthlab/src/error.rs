@@ -17,6 +17,8 @@ pub enum LabError {
     Weights(String),
     /// A number became non-finite during the computation.
     NonFinite(String),
+    /// The caller's `should_stop` returned true ([`crate::measure::run_streaming`]).
+    Cancelled,
 }
 
 impl fmt::Display for LabError {
@@ -28,6 +30,7 @@ impl fmt::Display for LabError {
             LabError::Inconsistent(m) => write!(f, "{m}"),
             LabError::Weights(m) => write!(f, "weights: {m}"),
             LabError::NonFinite(m) => write!(f, "non-finite value: {m}"),
+            LabError::Cancelled => write!(f, "cancelled"),
         }
     }
 }

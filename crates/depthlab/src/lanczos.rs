@@ -152,14 +152,40 @@ fn solve_tridiagonal(alpha: &[f64], beta: &[f64], shift: f64, b: &[f64]) -> Vec<
     x
 }
 
+/// The result of [`lanczos_top`]: the estimate, the final unit Ritz vector y (an approximate top
+/// right singular vector of M) and M y.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopSingular {
+    pub estimate: NormEstimate,
+    pub ritz_vector: Vec<f64>,
+    pub image: Vec<f64>,
+}
+
 /// ||M||_2 where `apply(v)` returns (M v, M^T M v) for a vector of length n.
 pub fn spectral_norm(
     n: usize,
     opts: LanczosOptions,
     mut apply: impl FnMut(&[f64]) -> (Vec<f64>, Vec<f64>),
 ) -> NormEstimate {
-    let mut rng = Gaussian::new(opts.seed);
-    let mut q = rng.normals(n, 1.0);
+    match lanczos_top(n, opts, None, |v| Some(apply(v))) {
+        Some(top) => top.estimate,
+        None => unreachable!("apply never returns None here"),
+    }
+}
+
+/// Lanczos on M^T M as in [`spectral_norm`], from `start` when given (a warm start: any nonzero
+/// vector; a random one from `opts.seed` otherwise). `apply` returns `None` to stop the iteration
+/// (cancellation), and then so does this function.
+pub fn lanczos_top(
+    n: usize,
+    opts: LanczosOptions,
+    start: Option<&[f64]>,
+    mut apply: impl FnMut(&[f64]) -> Option<(Vec<f64>, Vec<f64>)>,
+) -> Option<TopSingular> {
+    let mut q = match start {
+        Some(s) if s.len() == n && norm2(s) > 0.0 && norm2(s).is_finite() => s.to_vec(),
+        _ => Gaussian::new(opts.seed).normals(n, 1.0),
+    };
     let qn = norm2(&q);
     q.iter_mut().for_each(|v| *v /= qn);
     let mut basis: Vec<Vec<f64>> = Vec::new();
@@ -169,7 +195,7 @@ pub fn spectral_norm(
     let mut converged = false;
     let mut s = vec![1.0];
     for k in 0..max_iter {
-        let (_, mut w) = apply(&q);
+        let (_, mut w) = apply(&q)?;
         let a = dot(&q, &w);
         axpy(&mut w, -a, &q);
         if let Some(prev) = basis.last() {
@@ -205,7 +231,7 @@ pub fn spectral_norm(
     }
     let yn = norm2(&y);
     y.iter_mut().for_each(|v| *v /= yn);
-    let (my, mtmy) = apply(&y);
+    let (my, mtmy) = apply(&y)?;
     let norm = norm2(&my);
     let theta = norm * norm;
     let residual = mtmy
@@ -214,11 +240,15 @@ pub fn spectral_norm(
         .map(|(a, b)| (a - theta * b) * (a - theta * b))
         .sum::<f64>()
         .sqrt();
-    NormEstimate {
-        norm,
-        residual,
-        relative_residual: if theta > 0.0 { residual / theta } else { 0.0 },
-        iterations: alpha.len(),
-        converged,
-    }
+    Some(TopSingular {
+        estimate: NormEstimate {
+            norm,
+            residual,
+            relative_residual: if theta > 0.0 { residual / theta } else { 0.0 },
+            iterations: alpha.len(),
+            converged,
+        },
+        ritz_vector: y,
+        image: my,
+    })
 }

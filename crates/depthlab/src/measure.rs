@@ -6,7 +6,9 @@
 //! - `jacobian_norm`: ||J_l||_2, J_l = d x_(l+1) / d x_l as a (T d) x (T d) matrix (all tokens at
 //!   once, causal coupling included), by Lanczos on J_l^T J_l ([`crate::lanczos`]).
 //! - `jacobian_minus_identity_norm`: ||J_l - I||_2, the same way.
-//! - `end_to_end_norm`: ||d x_(L+1) / d x_l||_2 = ||J_L ... J_l||_2.
+//! - `end_to_end_norm`: ||d x_(L+1) / d x_l||_2 = ||J_L ... J_l||_2, by Lanczos on the output-space
+//!   Gram matrix, each suffix warm-started from the next one's top left singular vector
+//!   (`end_to_end_chain`).
 //! - `log_product_of_norms`: sum_{k=l}^{L} log ||J_k||_2, what a product of per-layer bounds can at
 //!   best bound (submultiplicativity: end_to_end_norm <= exp(log_product_of_norms)).
 //! - `grad_norm`: Frobenius norm of d loss / d theta_l over all of layer l's parameters, loss the
@@ -24,7 +26,7 @@
 //!   ||d x_(L+1) / d x_l|| in the paper's argument, and the looseness log(bound) - log(measured).
 
 use crate::error::LabError;
-use crate::lanczos::{spectral_norm, LanczosOptions, NormEstimate};
+use crate::lanczos::{lanczos_top, LanczosOptions, NormEstimate};
 use crate::linalg::{dot, norm2};
 use crate::model::{Config, Gaussian, LayerCache, Model, Weights};
 use depthprod::{Enclosure, Family, Params, Plan, Variance};
@@ -192,6 +194,138 @@ pub struct Report {
 /// Progress: (phase, done, total).
 pub type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
 
+/// Stage names, as passed to the progress callback, in the order a run goes through them.
+pub const STAGE_FORWARD: &str = "forward";
+pub const STAGE_LAYER_JACOBIANS: &str = "layer Jacobians";
+pub const STAGE_END_TO_END: &str = "end-to-end Jacobians";
+pub const STAGE_GRADIENTS: &str = "gradients";
+
+/// One stage of a run: its name (the progress callback's `phase`) and its step count (`total`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Stage {
+    pub name: &'static str,
+    pub total: usize,
+}
+
+/// The stages `spec` will go through, in order (unselected measurements have none).
+pub fn stages(spec: &LabSpec) -> Vec<Stage> {
+    let big_l = spec.cfg.layers;
+    let mut v = vec![Stage {
+        name: STAGE_FORWARD,
+        total: 1,
+    }];
+    if spec.select.layer_norms {
+        v.push(Stage {
+            name: STAGE_LAYER_JACOBIANS,
+            total: big_l,
+        });
+    }
+    if spec.select.end_to_end {
+        v.push(Stage {
+            name: STAGE_END_TO_END,
+            total: big_l,
+        });
+    }
+    if spec.select.gradients {
+        v.push(Stage {
+            name: STAGE_GRADIENTS,
+            total: 1,
+        });
+    }
+    v
+}
+
+/// Some of layer `layer`'s measurements, sent as soon as they are finished: only the fields just
+/// measured are set (the JSON omits the others), so a consumer merges updates into its row. Field
+/// names and meanings are those of [`LayerReport`]; the final report repeats every value.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LayerUpdate {
+    pub layer: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variance: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jacobian_norm: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jacobian_minus_identity_norm: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_to_end_norm: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grad_norm: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jacobian: Option<NormEstimate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jacobian_minus_identity: Option<NormEstimate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_to_end: Option<NormEstimate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grad_norms: Option<Vec<(String, f64)>>,
+}
+
+/// What a caller of [`run_streaming`] hears and how it stops a run. The callbacks are called on
+/// the caller's thread only (natively the work runs on other threads and reports back through a
+/// channel), so they need not be `Sync` (a wasm-bindgen `js_sys::Function` is fine).
+pub struct Hooks<'a> {
+    /// (stage name, steps done, stage total); see [`stages`].
+    pub progress: &'a dyn Fn(&str, usize, usize),
+    /// Each layer's measurements as they finish.
+    pub on_layer: &'a dyn Fn(&LayerUpdate),
+    /// Polled between units of work of at most one layer JVP or VJP (natively every 5 ms on the
+    /// caller's thread, the workers checking a flag between layer operations); once it returns
+    /// true the run ends with [`LabError::Cancelled`].
+    pub should_stop: &'a dyn Fn() -> bool,
+}
+
+impl std::fmt::Debug for Hooks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks").finish_non_exhaustive()
+    }
+}
+
+enum Event {
+    Progress(&'static str, usize, usize),
+    Layer(Box<LayerUpdate>),
+}
+
+/// The workers' view of the hooks: events out, a stop flag in.
+#[cfg(feature = "parallel")]
+struct Ctx<'a> {
+    tx: std::sync::mpsc::Sender<Event>,
+    stop: &'a std::sync::atomic::AtomicBool,
+}
+
+#[cfg(feature = "parallel")]
+impl Ctx<'_> {
+    fn emit(&self, e: Event) {
+        // The receiver lives until the worker returns; a send error cannot happen.
+        let _ = self.tx.send(e);
+    }
+    fn stopped(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+#[cfg(not(feature = "parallel"))]
+struct Ctx<'a> {
+    hooks: &'a Hooks<'a>,
+    stop: std::cell::Cell<bool>,
+}
+
+#[cfg(not(feature = "parallel"))]
+impl Ctx<'_> {
+    fn emit(&self, e: Event) {
+        match e {
+            Event::Progress(p, d, t) => (self.hooks.progress)(p, d, t),
+            Event::Layer(u) => (self.hooks.on_layer)(&u),
+        }
+    }
+    fn stopped(&self) -> bool {
+        if !self.stop.get() && (self.hooks.should_stop)() {
+            self.stop.set(true);
+        }
+        self.stop.get()
+    }
+}
+
 /// Population variance of all entries.
 pub fn variance(x: &[f64]) -> f64 {
     let n = x.len() as f64;
@@ -307,7 +441,7 @@ fn map_indices<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T
 }
 
 #[cfg(not(feature = "parallel"))]
-fn map_indices<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+fn map_indices<T>(n: usize, f: impl Fn(usize) -> T) -> Vec<T> {
     (0..n).map(f).collect()
 }
 
@@ -390,8 +524,26 @@ pub fn layer_norm_estimate(
     minus_identity: bool,
     opts: LanczosOptions,
 ) -> NormEstimate {
+    match layer_norm_until(model, l, cache, minus_identity, opts, &|| false) {
+        Some(e) => e,
+        None => unreachable!("never stopped"),
+    }
+}
+
+/// [`layer_norm_estimate`], `None` once `stop()` is true (checked before every JVP/VJP pair).
+fn layer_norm_until(
+    model: &Model,
+    l: usize,
+    cache: &LayerCache,
+    minus_identity: bool,
+    opts: LanczosOptions,
+    stop: &dyn Fn() -> bool,
+) -> Option<NormEstimate> {
     let n = model.cfg.tokens * model.cfg.d;
-    spectral_norm(n, opts, |v| {
+    let top = lanczos_top(n, opts, None, |v| {
+        if stop() {
+            return None;
+        }
         let mut jv = model.layer_jvp(l, cache, v);
         if minus_identity {
             jv.iter_mut().zip(v).for_each(|(a, b)| *a -= b);
@@ -400,8 +552,9 @@ pub fn layer_norm_estimate(
         if minus_identity {
             back.iter_mut().zip(&jv).for_each(|(a, b)| *a -= b);
         }
-        (jv, back)
-    })
+        Some((jv, back))
+    })?;
+    Some(top.estimate)
 }
 
 /// ||J_L ... J_l||_2.
@@ -411,19 +564,107 @@ pub fn end_to_end_estimate(
     caches: &[LayerCache],
     opts: LanczosOptions,
 ) -> NormEstimate {
+    match end_to_end_until(model, l, caches, opts, &|| false) {
+        Some(e) => e,
+        None => unreachable!("never stopped"),
+    }
+}
+
+/// [`end_to_end_estimate`], `None` once `stop()` is true (checked before every layer operation).
+fn end_to_end_until(
+    model: &Model,
+    l: usize,
+    caches: &[LayerCache],
+    opts: LanczosOptions,
+    stop: &dyn Fn() -> bool,
+) -> Option<NormEstimate> {
     let n = model.cfg.tokens * model.cfg.d;
     let big_l = model.cfg.layers;
-    spectral_norm(n, opts, |v| {
+    let top = lanczos_top(n, opts, None, |v| {
         let mut t = v.to_vec();
         for k in l..=big_l {
+            if stop() {
+                return None;
+            }
             t = model.layer_jvp(k, &caches[k - 1], &t);
         }
         let mut g = t.clone();
         for k in (l..=big_l).rev() {
+            if stop() {
+                return None;
+            }
             g = model.layer_vjp(k, &caches[k - 1], &g, None);
         }
-        (t, g)
-    })
+        Some((t, g))
+    })?;
+    Some(top.estimate)
+}
+
+/// The end-to-end norms of the suffixes l = `from` down to `to` (from >= to), in that order, each
+/// by Lanczos on the output-space Gram matrix A_l A_l^T, A_l = J_L ... J_l: `norm` = ||A_l^T y||
+/// for the final unit Ritz vector y, a lower bound on ||A_l^T||_2 = ||A_l||_2, and `residual` =
+/// ||A_l A_l^T y - norm^2 y|| (see [`crate::lanczos`]). The first suffix starts from a random
+/// vector (seed `opts.seed + 1000 + from`); every later one from the previous suffix's Ritz
+/// vector y_(l+1): A_l = A_(l+1) J_l shares its output side with A_(l+1), so y_(l+1) is already
+/// close to A_l's top left singular vector and the iteration needs only a few steps to reach the
+/// same stopping rule. `done(l, estimate)` hears each norm as it finishes; `None` once `stop()`.
+fn end_to_end_chain(
+    model: &Model,
+    caches: &[LayerCache],
+    from: usize,
+    to: usize,
+    opts: LanczosOptions,
+    stop: &dyn Fn() -> bool,
+    done: &dyn Fn(usize, NormEstimate),
+) -> Option<Vec<(usize, NormEstimate)>> {
+    let n = model.cfg.tokens * model.cfg.d;
+    let big_l = model.cfg.layers;
+    let mut start: Option<Vec<f64>> = None;
+    let mut out = Vec::with_capacity(from + 1 - to);
+    for l in (to..=from).rev() {
+        let o = LanczosOptions {
+            seed: opts.seed.wrapping_add(1000 + from as u64),
+            ..opts
+        };
+        let top = lanczos_top(n, o, start.as_deref(), |u| {
+            let mut g = u.to_vec();
+            for k in (l..=big_l).rev() {
+                if stop() {
+                    return None;
+                }
+                g = model.layer_vjp(k, &caches[k - 1], &g, None);
+            }
+            let mut t = g.clone();
+            for k in l..=big_l {
+                if stop() {
+                    return None;
+                }
+                t = model.layer_jvp(k, &caches[k - 1], &t);
+            }
+            Some((g, t))
+        })?;
+        done(l, top.estimate);
+        out.push((l, top.estimate));
+        start = Some(top.ritz_vector);
+    }
+    Some(out)
+}
+
+/// The two warm-started chains the end-to-end stage runs (concurrently with `parallel`): suffixes
+/// L down to L - j + 1 and L - j down to 1, j the least with j (j + 1) / 2 >= L (L + 1) / 4, so
+/// both hold about half the layer operations. Fixed by L alone (not by the thread count), so the
+/// parallel and the single-threaded build compute the same numbers.
+pub fn end_to_end_chains(layers: usize) -> Vec<(usize, usize)> {
+    let total = layers * (layers + 1) / 2;
+    let mut j = 1;
+    while j * (j + 1) / 2 * 2 < total {
+        j += 1;
+    }
+    let mut v = vec![(layers, layers + 1 - j)];
+    if layers > j {
+        v.push((layers - j, 1));
+    }
+    v
 }
 
 /// The loss and d loss / d theta_l for every layer (backpropagation through the layers' VJPs).
@@ -457,58 +698,145 @@ fn check_finite(what: &str, x: &[f64]) -> Result<(), LabError> {
 
 /// Runs every selected measurement.
 pub fn run(spec: &LabSpec, progress: Progress) -> Result<Report, LabError> {
+    run_streaming(
+        spec,
+        &Hooks {
+            progress,
+            on_layer: &|_| {},
+            should_stop: &|| false,
+        },
+    )
+}
+
+/// [`run`], reporting each layer's measurements as they finish and stopping with
+/// [`LabError::Cancelled`] once `hooks.should_stop` returns true. The report is the same as
+/// [`run`]'s, bit for bit.
+pub fn run_streaming(spec: &LabSpec, hooks: &Hooks) -> Result<Report, LabError> {
+    #[cfg(feature = "parallel")]
+    {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::mpsc::{channel, RecvTimeoutError};
+        let (tx, rx) = channel();
+        let stop = AtomicBool::new(false);
+        let stop_ref = &stop;
+        std::thread::scope(|s| {
+            let worker = s.spawn(move || compute(spec, &Ctx { tx, stop: stop_ref }));
+            loop {
+                if !stop.load(Ordering::Relaxed) && (hooks.should_stop)() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                match rx.recv_timeout(std::time::Duration::from_millis(5)) {
+                    Ok(Event::Progress(p, d, t)) => (hooks.progress)(p, d, t),
+                    Ok(Event::Layer(u)) => (hooks.on_layer)(&u),
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            match worker.join() {
+                Ok(r) => r,
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        compute(
+            spec,
+            &Ctx {
+                hooks,
+                stop: std::cell::Cell::new(false),
+            },
+        )
+    }
+}
+
+fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
     let (model, x1, ids) = build(spec)?;
     let cfg = &model.cfg;
     let big_l = cfg.layers;
     let opts = spec.lanczos;
-    progress("forward", 0, 1);
+    let stop = || ctx.stopped();
+    let cancelled = || {
+        if ctx.stopped() {
+            Err(LabError::Cancelled)
+        } else {
+            Ok(())
+        }
+    };
+    ctx.emit(Event::Progress(STAGE_FORWARD, 0, 1));
     let (xs, caches) = model.forward(&x1);
     for (i, x) in xs.iter().enumerate() {
         check_finite(&format!("x_{} in the forward pass", i + 1), x)?;
     }
     let variances: Vec<f64> = xs.iter().map(|x| variance(x)).collect();
+    ctx.emit(Event::Progress(STAGE_FORWARD, 1, 1));
+    for l in 1..=big_l {
+        ctx.emit(Event::Layer(Box::new(LayerUpdate {
+            layer: l,
+            variance: Some(variances[l - 1]),
+            ..LayerUpdate::default()
+        })));
+    }
+    cancelled()?;
 
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let tick = |phase: &str, total: usize| {
+    let tick = |phase: &'static str, total: usize| {
         let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        progress(phase, k, total);
+        ctx.emit(Event::Progress(phase, k, total));
     };
     let per_layer: Vec<Option<(NormEstimate, NormEstimate)>> = if spec.select.layer_norms {
-        map_indices(big_l, |i| {
+        let v = map_indices(big_l, |i| {
             let l = i + 1;
             let o = LanczosOptions {
                 seed: opts.seed.wrapping_add(l as u64),
                 ..opts
             };
-            let j = layer_norm_estimate(&model, l, &caches[i], false, o);
-            let jmi = layer_norm_estimate(&model, l, &caches[i], true, o);
-            tick("layer Jacobians", big_l);
+            let j = layer_norm_until(&model, l, &caches[i], false, o, &stop)?;
+            let jmi = layer_norm_until(&model, l, &caches[i], true, o, &stop)?;
+            ctx.emit(Event::Layer(Box::new(LayerUpdate {
+                layer: l,
+                jacobian_norm: Some(j.norm),
+                jacobian_minus_identity_norm: Some(jmi.norm),
+                jacobian: Some(j),
+                jacobian_minus_identity: Some(jmi),
+                ..LayerUpdate::default()
+            })));
+            tick(STAGE_LAYER_JACOBIANS, big_l);
             Some((j, jmi))
-        })
+        });
+        cancelled()?;
+        v
     } else {
         vec![None; big_l]
     };
     done.store(0, std::sync::atomic::Ordering::Relaxed);
     let e2e: Vec<Option<NormEstimate>> = if spec.select.end_to_end {
-        // Longest chains first so the parallel split balances.
-        let mut v = map_indices(big_l, |i| {
-            let l = i + 1;
-            let o = LanczosOptions {
-                seed: opts.seed.wrapping_add(1000 + l as u64),
-                ..opts
-            };
-            let r = end_to_end_estimate(&model, l, &caches, o);
-            tick("end-to-end Jacobians", big_l);
-            Some(r)
+        let chains = end_to_end_chains(big_l);
+        let emit = |l: usize, r: NormEstimate| {
+            ctx.emit(Event::Layer(Box::new(LayerUpdate {
+                layer: l,
+                end_to_end_norm: Some(r.norm),
+                end_to_end: Some(r),
+                ..LayerUpdate::default()
+            })));
+            tick(STAGE_END_TO_END, big_l);
+        };
+        let parts = map_indices(chains.len(), |i| {
+            let (from, to) = chains[i];
+            end_to_end_chain(&model, &caches, from, to, opts, &stop, &emit)
         });
-        v.truncate(big_l);
+        cancelled()?;
+        let mut v = vec![None; big_l];
+        for (l, r) in parts.into_iter().flatten().flatten() {
+            v[l - 1] = Some(r);
+        }
         v
     } else {
         vec![None; big_l]
     };
 
     let (loss, grads) = if spec.select.gradients {
-        progress("gradients", 0, 1);
+        ctx.emit(Event::Progress(STAGE_GRADIENTS, 0, 1));
         let (loss, gws) = layer_gradients(&model, &xs, &caches, &ids);
         let grads: Vec<Vec<(String, f64)>> = gws
             .iter()
@@ -519,11 +847,20 @@ pub fn run(spec: &LabSpec, progress: Progress) -> Result<Report, LabError> {
                     .collect()
             })
             .collect();
-        progress("gradients", 1, 1);
+        for (i, g) in grads.iter().enumerate() {
+            ctx.emit(Event::Layer(Box::new(LayerUpdate {
+                layer: i + 1,
+                grad_norm: Some(g.iter().map(|(_, v)| v * v).sum::<f64>().sqrt()),
+                grad_norms: Some(g.clone()),
+                ..LayerUpdate::default()
+            })));
+        }
+        ctx.emit(Event::Progress(STAGE_GRADIENTS, 1, 1));
         (Some(loss), Some(grads))
     } else {
         (None, None)
     };
+    cancelled()?;
 
     let angular = if spec.select.angular {
         let n = xs.len();

@@ -371,9 +371,13 @@ pub struct MlpWeights {
 #[derive(Debug, Clone)]
 pub struct MlpCache {
     u: Vec<f64>,
-    a: Vec<f64>,
     b: Vec<f64>,
     m: Vec<f64>,
+    /// SwiGLU: silu(a) (a = gate u); GELU: empty.
+    act: Vec<f64>,
+    /// SwiGLU: silu'(a); GELU: gelu'(b). Kept so that the JVP and VJP, applied dozens of times
+    /// per layer by the Lanczos iterations, do not recompute the exponentials.
+    act_d: Vec<f64>,
 }
 
 /// sigmoid via libm for portable bits.
@@ -411,22 +415,18 @@ pub fn mlp_forward(
     d_ff: usize,
 ) -> (Vec<f64>, MlpCache) {
     let b = linear(u, &w.up, tokens, d, d_ff);
-    let (a, m): (Vec<f64>, Vec<f64>) = match kind {
+    let (m, act, act_d): (Vec<f64>, Vec<f64>, Vec<f64>) = match kind {
         MlpKind::SwiGlu => {
             let a = linear(u, &w.gate, tokens, d, d_ff);
-            let m = a
-                .iter()
-                .zip(&b)
-                .map(|(&ai, &bi)| silu_and_derivative(ai).0 * bi)
-                .collect::<Vec<f64>>();
-            (a, m)
+            let (act, act_d): (Vec<f64>, Vec<f64>) =
+                a.iter().map(|&ai| silu_and_derivative(ai)).unzip();
+            let m = act.iter().zip(&b).map(|(&s, &bi)| s * bi).collect();
+            (m, act, act_d)
         }
         MlpKind::Gelu => {
-            let m = b
-                .iter()
-                .map(|&bi| gelu_and_derivative(bi).0)
-                .collect::<Vec<f64>>();
-            (Vec::new(), m)
+            let (m, act_d): (Vec<f64>, Vec<f64>) =
+                b.iter().map(|&bi| gelu_and_derivative(bi)).unzip();
+            (m, Vec::new(), act_d)
         }
     };
     let out = linear(&m, &w.down, tokens, d_ff, d);
@@ -434,9 +434,10 @@ pub fn mlp_forward(
         out,
         MlpCache {
             u: u.to_vec(),
-            a,
             b,
             m,
+            act,
+            act_d,
         },
     )
 }
@@ -455,15 +456,10 @@ pub fn mlp_jvp(
         MlpKind::SwiGlu => {
             let da = linear(du, &w.gate, tokens, d, d_ff);
             (0..db.len())
-                .map(|i| {
-                    let (s, ds) = silu_and_derivative(c.a[i]);
-                    ds * da[i] * c.b[i] + s * db[i]
-                })
+                .map(|i| c.act_d[i] * da[i] * c.b[i] + c.act[i] * db[i])
                 .collect()
         }
-        MlpKind::Gelu => (0..db.len())
-            .map(|i| gelu_and_derivative(c.b[i]).1 * db[i])
-            .collect(),
+        MlpKind::Gelu => (0..db.len()).map(|i| c.act_d[i] * db[i]).collect(),
     };
     linear(&dm, &w.down, tokens, d_ff, d)
 }
@@ -482,16 +478,11 @@ pub fn mlp_vjp(
     let gm = linear_t(gout, &w.down, tokens, d_ff, d);
     let (ga, gb): (Vec<f64>, Vec<f64>) = match kind {
         MlpKind::SwiGlu => (0..gm.len())
-            .map(|i| {
-                let (s, ds) = silu_and_derivative(c.a[i]);
-                (gm[i] * c.b[i] * ds, gm[i] * s)
-            })
+            .map(|i| (gm[i] * c.b[i] * c.act_d[i], gm[i] * c.act[i]))
             .unzip(),
         MlpKind::Gelu => (
             Vec::new(),
-            (0..gm.len())
-                .map(|i| gm[i] * gelu_and_derivative(c.b[i]).1)
-                .collect(),
+            (0..gm.len()).map(|i| gm[i] * c.act_d[i]).collect(),
         ),
     };
     let mut gu = linear_t(&gb, &w.up, tokens, d, d_ff);

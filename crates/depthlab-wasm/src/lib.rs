@@ -1,0 +1,389 @@
+//! # depthlab-wasm: the lab page's door to `depthlab`
+//!
+//! A thin translation layer and nothing else, built into its own wasm module
+//! (`www/pkg/depthlab_wasm*`) so the explorer's module and first paint do not change: a spec in
+//! (a plain JavaScript object, read field by field), [`depthlab::run`], the report out as a plain
+//! object. No mathematics lives here. Every [`depthlab::LabError`] (and every malformed spec
+//! field) becomes a thrown JavaScript `Error` whose message names the parameter and its range;
+//! the panic hook is installed at start so a bug shows its message instead of a bare trap.
+//!
+//! The exported API (JavaScript names):
+//!
+//! | export | arguments | returns |
+//! |---|---|---|
+//! | `runLab(spec, weights, configJson, onProgress, onLayer, shouldStop)` | below; `weights` a `Uint8Array` of a `.safetensors` file or `undefined`; `configJson` the text of its `config.json` or `undefined`; the three callbacks functions or `undefined` | the report (below) |
+//! | `defaults()` | | the seeded defaults, `{d, heads, dff, tokens, layers, vocab, std, seed, tol, maxIter}` |
+//! | `version()` | | the crate version |
+//!
+//! **Spec** (every field optional; the defaults are the CLI's, so the same spec and seed give
+//! the numbers of `depthprod lab --json` with the same flags): `norm` (`'pre'`, `'lns'`,
+//! `'post'`, `'deepnorm'`, `'sandwich'`, `'mix'`), `d`, `heads`, `kvHeads`, `dff`, `tokens`,
+//! `layers`, `vocab`, `std` (init std sigma), `seed`, `input` (`'tokens'` or `'gaussian'`),
+//! `inputStd`, `normKind` (`'rms'`, `'layer'`), `mlp` (`'swiglu'`, `'gelu'`), `scaledInit`,
+//! `tieEmbeddings`, `mixPostLayers`, `deepnormAlpha`, `tol`, `maxIter`, `endToEnd` (default
+//! `true`). With `weights` the dimensions come from the file (and `configJson`); `layers` may
+//! take a prefix of the file's layers and `tokens` sets T.
+//!
+//! **Report**: `depthlab::Report` through serde (absent values `null`): `config`, `seed`,
+//! `token_ids`, `loss`, `final_variance`, `layers: [{layer, variance, jacobian_norm,
+//! jacobian_minus_identity_norm, end_to_end_norm, grad_norm, log_product_of_norms,
+//! grad_to_jacobian_minus_identity, jacobian, jacobian_minus_identity, end_to_end, grad_norms,
+//! bound_unscaled_log, bound_scaled_log, looseness_unscaled_log, looseness_scaled_log}]`,
+//! `fit_power` / `fit_exponential` (`{c, rate, c_ci, rate_ci, r2}`), `bound: {a, b, b_factored,
+//! sigma, unscaled, scaled, unscaled_power_fit, scaled_power_fit, errors}`, `angular_distance`,
+//! `lanczos_tol`. The per-layer names are the CLI contract's. Numbers are the doubles themselves
+//! (no decimal round trip).
+//!
+//! **Streaming**: `onProgress(stage, done, total)` (stages `forward`, `layer Jacobians`,
+//! `end-to-end Jacobians`, `gradients`) and `onLayer(update)` (one layer's measurements as they
+//! finish: `{layer, ...}` with only the fields just measured, the per-layer names above) are
+//! called synchronously from inside the run, on the worker's thread. `shouldStop()` is polled
+//! between layer operations; once it returns a truthy value the run ends with the error
+//! `cancelled`. (The lab page cancels by terminating its worker instead: a worker busy in wasm
+//! receives no messages, so nothing could flip the flag without cross-origin isolation.)
+
+use depthlab::measure::{run_streaming, Hooks, LayerUpdate};
+use depthlab::{
+    Config, FileConfig, InputSpec, LabSpec, LanczosOptions, MlpKind, NormKind, Overrides,
+    Placement, Selection,
+};
+use js_sys::{Function, Reflect};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+/// Installs the panic hook so a Rust panic shows its message in the console instead of a bare
+/// `unreachable` trap.
+#[wasm_bindgen(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// The crate version (the workspace version).
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+/// The defaults a seeded run uses for every field not given (the CLI's defaults).
+#[wasm_bindgen]
+pub fn defaults() -> Result<JsValue, JsError> {
+    let c = Config::default_case();
+    let o = cli_lanczos();
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Defaults {
+        d: usize,
+        heads: usize,
+        dff: usize,
+        tokens: usize,
+        layers: usize,
+        vocab: usize,
+        std: f64,
+        seed: u64,
+        tol: f64,
+        max_iter: usize,
+    }
+    to_js(&Defaults {
+        d: c.d,
+        heads: c.heads,
+        dff: c.d_ff,
+        tokens: c.tokens,
+        layers: c.layers,
+        vocab: c.vocab,
+        std: c.init_std,
+        seed: 1,
+        tol: o.tol,
+        max_iter: o.max_iter,
+    })
+}
+
+/// The CLI's Lanczos options (`--tol 1e-6 --max-iter 300`), so page and CLI agree by default.
+fn cli_lanczos() -> LanczosOptions {
+    LanczosOptions {
+        tol: 1e-6,
+        max_iter: 300,
+        ..LanczosOptions::default()
+    }
+}
+
+/// `runLab(spec, weights, configJson, onProgress, onLayer, shouldStop)`: one lab run (see the
+/// crate docs), through `depthlab::measure::run_streaming`.
+#[wasm_bindgen(js_name = runLab)]
+pub fn run_lab(
+    spec: JsValue,
+    weights: Option<Vec<u8>>,
+    config_json: Option<String>,
+    on_progress: Option<Function>,
+    on_layer: Option<Function>,
+    should_stop: Option<Function>,
+) -> Result<JsValue, JsError> {
+    let spec = read_spec(&spec, weights.as_deref(), config_json.as_deref())?;
+    // A throwing callback must not abort the measurement: its error is the page's bug and shows
+    // in the worker's console, so the results of the calls are dropped.
+    let progress = |stage: &str, done: usize, total: usize| {
+        if let Some(f) = &on_progress {
+            let _ = f.call3(
+                &JsValue::NULL,
+                &JsValue::from_str(stage),
+                &JsValue::from_f64(done as f64),
+                &JsValue::from_f64(total as f64),
+            );
+        }
+    };
+    let layer = |update: &LayerUpdate| {
+        if let Some(f) = &on_layer {
+            if let Ok(v) = to_js(update) {
+                let _ = f.call1(&JsValue::NULL, &v);
+            }
+        }
+    };
+    let stop = || match &should_stop {
+        Some(f) => f
+            .call0(&JsValue::NULL)
+            .map(|v| v.is_truthy())
+            .unwrap_or(false),
+        None => false,
+    };
+    let hooks = Hooks {
+        progress: &progress,
+        on_layer: &layer,
+        should_stop: &stop,
+    };
+    let report = run_streaming(&spec, &hooks).map_err(|e| JsError::new(&e.to_string()))?;
+    to_js(&report)
+}
+
+/// Plain objects out, `null` for absent values.
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    let serializer = serde_wasm_bindgen::Serializer::new()
+        .serialize_maps_as_objects(true)
+        .serialize_missing_as_null(true);
+    value.serialize(&serializer).map_err(|e| {
+        JsError::new(&format!(
+            "internal error: could not convert the report to JavaScript: {e}"
+        ))
+    })
+}
+
+/// `spec[name]`, `None` when absent, `null` or `undefined`.
+fn get(spec: &JsValue, name: &str) -> Result<Option<JsValue>, JsError> {
+    let v = Reflect::get(spec, &JsValue::from_str(name))
+        .map_err(|_| JsError::new(&format!("spec.{name}: cannot be read")))?;
+    Ok(if v.is_undefined() || v.is_null() {
+        None
+    } else {
+        Some(v)
+    })
+}
+
+fn number(spec: &JsValue, name: &str) -> Result<Option<f64>, JsError> {
+    match get(spec, name)? {
+        None => Ok(None),
+        Some(v) => match v.as_f64() {
+            Some(x) => Ok(Some(x)),
+            None => Err(JsError::new(&format!(
+                "{name}: expected a number, got {}",
+                describe(&v)
+            ))),
+        },
+    }
+}
+
+/// A non-negative integer field; the ranges themselves are `Config::validate`'s.
+fn integer(spec: &JsValue, name: &str) -> Result<Option<u64>, JsError> {
+    match number(spec, name)? {
+        None => Ok(None),
+        // 2^53: every larger double is an integer too, but no longer the one typed.
+        Some(x)
+            if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 9_007_199_254_740_992.0 =>
+        {
+            Ok(Some(x as u64))
+        }
+        Some(x) => Err(JsError::new(&format!(
+            "{name} = {x} is out of range: expected a whole number in [0, 2^53]"
+        ))),
+    }
+}
+
+fn size(spec: &JsValue, name: &str) -> Result<Option<usize>, JsError> {
+    integer(spec, name)?
+        .map(|n| {
+            usize::try_from(n).map_err(|_| {
+                JsError::new(&format!(
+                    "{name} = {n} is out of range: too large for this build"
+                ))
+            })
+        })
+        .transpose()
+}
+
+fn text(spec: &JsValue, name: &str) -> Result<Option<String>, JsError> {
+    match get(spec, name)? {
+        None => Ok(None),
+        Some(v) => v.as_string().map(Some).ok_or_else(|| {
+            JsError::new(&format!("{name}: expected a string, got {}", describe(&v)))
+        }),
+    }
+}
+
+fn flag(spec: &JsValue, name: &str) -> Result<Option<bool>, JsError> {
+    match get(spec, name)? {
+        None => Ok(None),
+        Some(v) => v.as_bool().map(Some).ok_or_else(|| {
+            JsError::new(&format!(
+                "{name}: expected true or false, got {}",
+                describe(&v)
+            ))
+        }),
+    }
+}
+
+fn describe(v: &JsValue) -> String {
+    v.as_string()
+        .map(|s| format!("{s:?}"))
+        .unwrap_or_else(|| format!("{v:?}"))
+}
+
+fn choice<T: Copy>(
+    spec: &JsValue,
+    name: &str,
+    options: &[(&str, T)],
+    default: T,
+) -> Result<T, JsError> {
+    match text(spec, name)? {
+        None => Ok(default),
+        Some(s) => options
+            .iter()
+            .find(|(k, _)| *k == s)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| {
+                let names: Vec<&str> = options.iter().map(|(k, _)| *k).collect();
+                JsError::new(&format!(
+                    "{name} = {s:?} is not one of {}",
+                    names.join(", ")
+                ))
+            }),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Input {
+    Tokens,
+    Gaussian,
+}
+
+/// The spec as the CLI's `spec()` builds it from the same flags (`crates/depthprod-cli/src/lab.rs`).
+fn read_spec(
+    spec: &JsValue,
+    weights: Option<&[u8]>,
+    config_json: Option<&str>,
+) -> Result<LabSpec, JsError> {
+    if !spec.is_object() {
+        return Err(JsError::new(
+            "invalid spec: expected an object such as {norm: 'pre', d: 128, heads: 4, ...}",
+        ));
+    }
+    let placement = choice(
+        spec,
+        "norm",
+        &[
+            ("pre", Placement::Pre),
+            ("lns", Placement::Lns),
+            ("post", Placement::Post),
+            ("deepnorm", Placement::DeepNorm),
+            ("sandwich", Placement::Sandwich),
+            ("mix", Placement::Mix),
+        ],
+        Placement::Pre,
+    )?;
+    let norm_kind = choice(
+        spec,
+        "normKind",
+        &[("rms", NormKind::Rms), ("layer", NormKind::Layer)],
+        NormKind::Rms,
+    )?;
+    let mlp = choice(
+        spec,
+        "mlp",
+        &[("swiglu", MlpKind::SwiGlu), ("gelu", MlpKind::Gelu)],
+        MlpKind::SwiGlu,
+    )?;
+    let input = choice(
+        spec,
+        "input",
+        &[("tokens", Input::Tokens), ("gaussian", Input::Gaussian)],
+        Input::Tokens,
+    )?;
+    let defaults = Config::default_case();
+    let layers_given = size(spec, "layers")?;
+    let mix_given = size(spec, "mixPostLayers")?;
+    let base = Config {
+        placement,
+        norm_kind,
+        mlp,
+        tokens: size(spec, "tokens")?.unwrap_or(defaults.tokens),
+        init_std: number(spec, "std")?.unwrap_or(defaults.init_std),
+        scaled_init: flag(spec, "scaledInit")?.unwrap_or(false),
+        deepnorm_alpha: number(spec, "deepnormAlpha")?,
+        tie_embeddings: flag(spec, "tieEmbeddings")?.unwrap_or(false),
+        ..defaults.clone()
+    };
+    let (cfg, loaded) = match weights {
+        Some(bytes) => {
+            let file_cfg = config_json
+                .map(FileConfig::parse)
+                .transpose()
+                .map_err(|e| JsError::new(&format!("config.json: {e}")))?;
+            let ov = Overrides {
+                layers: layers_given,
+                ..Overrides::default()
+            };
+            let base = Config {
+                mix_post_layers: 0,
+                ..base
+            };
+            let (mut cfg, w) = depthlab::load(bytes, file_cfg.as_ref(), &base, &ov)
+                .map_err(|e| JsError::new(&e.to_string()))?;
+            cfg.mix_post_layers = mix_given.unwrap_or(cfg.layers / 4);
+            (cfg, Some(w))
+        }
+        None => {
+            let heads = size(spec, "heads")?.unwrap_or(defaults.heads);
+            let layers = layers_given.unwrap_or(defaults.layers);
+            let cfg = Config {
+                d: size(spec, "d")?.unwrap_or(defaults.d),
+                heads,
+                kv_heads: size(spec, "kvHeads")?.unwrap_or(heads),
+                d_ff: size(spec, "dff")?.unwrap_or(defaults.d_ff),
+                layers,
+                vocab: size(spec, "vocab")?.unwrap_or(defaults.vocab),
+                mix_post_layers: mix_given.unwrap_or(layers / 4),
+                ..base
+            };
+            (cfg, None)
+        }
+    };
+    cfg.validate().map_err(|e| JsError::new(&e.to_string()))?;
+    let input = match input {
+        Input::Tokens => InputSpec::Tokens(None),
+        Input::Gaussian => InputSpec::Gaussian {
+            std: number(spec, "inputStd")?.unwrap_or(1.0),
+        },
+    };
+    let cli = cli_lanczos();
+    Ok(LabSpec {
+        cfg,
+        seed: integer(spec, "seed")?.unwrap_or(1),
+        weights: loaded,
+        input,
+        lanczos: LanczosOptions {
+            tol: number(spec, "tol")?.unwrap_or(cli.tol),
+            max_iter: size(spec, "maxIter")?.unwrap_or(cli.max_iter),
+            ..cli
+        },
+        select: Selection {
+            end_to_end: flag(spec, "endToEnd")?.unwrap_or(true),
+            ..Selection::default()
+        },
+    })
+}

@@ -1,0 +1,293 @@
+// The network lab page (www/lab.html, issue 13) in Chromium and Firefox: a small run's tables equal
+// `depthprod lab --json` for the same seed; a seeded and a loaded checkpoint; Cancel stops a large
+// run and the page stays responsive; the hand-off link carries the measured list into the explorer
+// exactly; bad dimensions and bad files get messages; axe finds nothing; the explorer itself does
+// not load the lab. The harness fails every test on a request that leaves the origin.
+//
+// The CLI is the debug binary `cargo test --workspace` (npm test) has built; `cargo build -p
+// depthprod-cli` is run first so that a lone `node --test tests/e2e/lab.test.mjs` works too.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { test as nodeTest } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { browsers } from './harness.mjs';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+const CHECKPOINT = new URL('../reference/lab/weights.safetensors', import.meta.url);
+const CHECKPOINT_CONFIG = new URL('../reference/lab/config.json', import.meta.url);
+const COLUMNS = ['layer', 'variance', 'jacobian_norm', 'jacobian_minus_identity_norm', 'end_to_end_norm', 'grad_norm'];
+
+// A network small enough for a second or two per placement in a debug CLI and in wasm.
+const SMALL = { d: 16, heads: 2, dff: 40, tokens: 4, layers: 3, std: 0.02, seed: 7 };
+const smallHash = (norms, extra = '') => `#norms=${norms.join(',')}&d=${SMALL.d}&heads=${SMALL.heads}&dff=${SMALL.dff}&tokens=${SMALL.tokens}&layers=${SMALL.layers}&std=${SMALL.std}&seed=${SMALL.seed}${extra}`;
+
+let cliPath = null;
+function cli(args) {
+  if (!cliPath) {
+    const r = spawnSync('cargo', ['build', '-q', '-p', 'depthprod-cli'], { cwd: REPO, stdio: 'inherit' });
+    assert.equal(r.status, 0, 'cargo build -p depthprod-cli failed');
+    const meta = JSON.parse(execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 }));
+    cliPath = `${meta.target_directory}/debug/depthprod`;
+  }
+  const out = execFileSync(cliPath, ['lab', ...args, '--json'], { cwd: REPO, encoding: 'utf8', env: { ...process.env, NO_PROGRESS: '1' }, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 });
+  return JSON.parse(out);
+}
+
+const smallArgs = (norm) => ['--norm', norm, '--d', `${SMALL.d}`, '--heads', `${SMALL.heads}`, '--d-ff', `${SMALL.dff}`, '--tokens', `${SMALL.tokens}`, '--layers', `${SMALL.layers}`, '--init-std', `${SMALL.std}`, '--seed', `${SMALL.seed}`];
+
+const { test, session } = browsers();
+
+async function openLab(t, hash, options = {}) {
+  const page = await session.page(t, options);
+  await page.goto(`${session.url}lab.html${hash}`);
+  await page.waitForFunction(() => document.body.dataset.labState !== undefined, null, { timeout: 30_000 });
+  return page;
+}
+
+async function finished(page, timeout = 240_000) {
+  // Finished, and the last redraw (spread over a few frames) is complete.
+  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.labState) && !document.body.dataset.labDrawing, null, { timeout });
+  return page.evaluate(() => document.body.dataset.labState);
+}
+
+/** The table of one placement: header cells and rows of cell texts. */
+function readTable(page, norm) {
+  return page.evaluate((n) => {
+    const table = document.querySelector(`[data-testid="lab-table-${n}"]`);
+    if (!table) return null;
+    return {
+      head: Array.from(table.tHead.rows[0].cells, (c) => c.textContent),
+      rows: Array.from(table.tBodies[0].rows, (r) => Array.from(r.cells, (c) => c.textContent)),
+    };
+  }, norm);
+}
+
+/** Significant digits of a decimal cell ("1.795887853e0" → 10). */
+const significant = (text) => text.replace(/e.*$/i, '').replace(/[^0-9]/g, '').replace(/^0+/, '').length;
+
+/**
+ * The page's table against the CLI's JSON. Variances and layers must be equal; the Lanczos norms
+ * agree to rounding, not bit for bit: faer's kernels use FMA natively and not in wasm32
+ * (ARCHITECTURE.md, crates/depthlab), so every product differs in its last bits, and each norm is
+ * an iterate stopped at residual <= 1e-6 of its Ritz value. The tolerance is the measured worst
+ * agreement's order (reported as a diagnostic) with headroom, far below the iteration tolerance.
+ */
+function compareWithCli(t, table, json, label) {
+  assert.deepEqual(table.head, COLUMNS, `${label}: header`);
+  assert.equal(table.rows.length, json.layers.length, `${label}: one row per layer`);
+  let worst = 0;
+  table.rows.forEach((cells, i) => {
+    const want = json.layers[i];
+    assert.equal(Number(cells[0]), want.layer, `${label}: layer`);
+    COLUMNS.slice(1).forEach((c, k) => {
+      const text = cells[k + 1];
+      assert.ok(significant(text) >= 10, `${label}: ${c} at layer ${want.layer} printed with ${significant(text)} significant digits: ${text}`);
+      const got = Number(text);
+      const rel = Math.abs(got - want[c]) / Math.abs(want[c]);
+      worst = Math.max(worst, rel);
+      assert.ok(rel <= 1e-9, `${label}: ${c} at layer ${want.layer}: page ${text}, CLI ${want[c]} (relative difference ${rel})`);
+    });
+  });
+  t.diagnostic(`${label}: worst relative difference page vs CLI ${worst.toExponential(2)}`);
+}
+
+test('a small Pre-LN and LNS run finishes and its tables equal depthprod lab --json for the same seed', { timeout: 600_000 }, async (t) => {
+  const page = await openLab(t, smallHash(['pre', 'lns'], '&run=1'));
+  assert.equal(await finished(page), 'done', await page.textContent('[data-testid="lab-error"]'));
+  assert.match(await page.textContent('[data-testid="lab-status"]'), /Finished in \d/);
+  assert.equal(await page.evaluate(() => document.querySelector('[data-testid="lab-progress"]').getAttribute('aria-valuenow')), '1');
+  for (const norm of ['pre', 'lns']) compareWithCli(t, await readTable(page, norm), cli(smallArgs(norm)), norm);
+  // Every figure drew something and says it with the run's numbers.
+  for (const id of ['variance', 'jacobians', 'endToEnd', 'looseness', 'gradients']) {
+    assert.match(await page.textContent(`[data-testid="lab-words-${id}"]`), /This run: Pre-LN: .*LNS: /, id);
+    const rows = await page.evaluate((f) => document.querySelectorAll(`[data-testid="lab-data-${f}"] tbody tr`).length, id);
+    assert.equal(rows, SMALL.layers, `${id}: hidden data table rows`);
+  }
+  assert.equal(await page.evaluate(() => document.querySelectorAll('[data-testid^="lab-heat-"]').length), 2);
+});
+
+test('a dropped .safetensors checkpoint (with config.json) gives the numbers of depthprod lab --weights', { timeout: 600_000 }, async (t) => {
+  const page = await openLab(t, '#norms=lns&tokens=5&seed=3');
+  await page.evaluate(
+    ([w, c]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(w)], 'weights.safetensors'));
+      dt.items.add(new File([c], 'config.json', { type: 'application/json' }));
+      const input = document.querySelector('[data-testid="lab-file"]');
+      input.files = dt.files;
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+    },
+    [Array.from(readFileSync(CHECKPOINT)), readFileSync(CHECKPOINT_CONFIG, 'utf8')],
+  );
+  await page.waitForFunction(() => /weights\.safetensors .*config\.json/.test(document.querySelector('[data-testid="lab-file-info"]').textContent));
+  await page.click('[data-testid="lab-run"]');
+  assert.equal(await finished(page), 'done', await page.textContent('[data-testid="lab-error"]'));
+  const json = cli(['--norm', 'lns', '--weights', fileURLToPath(CHECKPOINT), '--tokens', '5', '--seed', '3']);
+  compareWithCli(t, await readTable(page, 'lns'), json, 'checkpoint, lns');
+});
+
+test('Cancel stops a large run at once, the page stays responsive, and the next run starts fresh', { timeout: 600_000 }, async (t) => {
+  // The default preset (d = 128, L = 32): far longer than this test waits.
+  const page = await openLab(t, '#norms=pre,lns&run=1');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="lab-progress"]').getAttribute('aria-valuenow')) > 0, null, { timeout: 120_000 });
+  // Frame times on the main thread while the worker computes (reported, not a pass/fail timing).
+  const frames = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const times = [];
+        let last = performance.now();
+        const end = last + 1000;
+        const step = (now) => {
+          times.push(now - last);
+          last = now;
+          if (now < end) requestAnimationFrame(step);
+          else resolve(times);
+        };
+        requestAnimationFrame(step);
+      }),
+  );
+  const sorted = [...frames].sort((a, b) => a - b);
+  t.diagnostic(`main-thread frames during the run: ${frames.length} in 1 s, median ${sorted[sorted.length >> 1].toFixed(1)} ms, worst ${sorted[sorted.length - 1].toFixed(1)} ms`);
+  assert.ok(frames.length >= 5, `the main thread painted only ${frames.length} frames in a second of the run`);
+  assert.equal(await page.evaluate(() => document.body.dataset.labState), 'running');
+  // Layers arrive as they finish: every variance after the forward pass, then ||J_l|| one by one.
+  await page.waitForFunction(() => {
+    const t = document.querySelector('[data-testid="lab-table-pre"]');
+    return t && t.tBodies[0].rows.length === 32 && Number.isFinite(Number(t.tBodies[0].rows[0].cells[2].textContent));
+  }, null, { timeout: 300_000 });
+  const streamed = await readTable(page, 'pre');
+  assert.equal(await page.getAttribute('[data-testid="lab-table-pre"]', 'data-complete'), 'false');
+  assert.ok(streamed.rows.every((r) => Number(r[1]) > 0), 'every layer has its variance after the forward pass');
+  assert.equal(streamed.rows[31][4], '—', 'the end-to-end norms come later');
+  const cancelMs = await page.evaluate(() => {
+    const t0 = performance.now();
+    document.querySelector('[data-testid="lab-cancel"]').click();
+    return document.body.dataset.labState === 'cancelled' ? performance.now() - t0 : -1;
+  });
+  assert.ok(cancelMs >= 0, 'the page was not in the cancelled state right after the click');
+  t.diagnostic(`cancel took ${cancelMs.toFixed(1)} ms on the main thread (the worker is terminated synchronously)`);
+  assert.match(await page.textContent('[data-testid="lab-status"]'), /Cancelled after/);
+  const progressAfter = await page.evaluate(() => document.querySelector('[data-testid="lab-progress"]').getAttribute('aria-valuenow'));
+  await page.waitForTimeout(1500);
+  // Nothing of the terminated run arrives any more.
+  assert.equal(await page.evaluate(() => document.querySelector('[data-testid="lab-progress"]').getAttribute('aria-valuenow')), progressAfter);
+  assert.equal(await page.evaluate(() => document.body.dataset.labState), 'cancelled');
+  assert.equal(await page.evaluate(() => document.querySelector('[data-testid="lab-run"]').disabled), false);
+  // What was measured before the cancel stays on screen.
+  const kept = await readTable(page, 'pre');
+  assert.equal(kept.rows.length, 32);
+  assert.equal(kept.rows[0][2], streamed.rows[0][2]);
+  // Responsive: a frame comes promptly and a small run then completes in a fresh worker.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+  await page.evaluate(
+    ([s]) => {
+      for (const [k, v] of Object.entries(s)) {
+        const input = document.querySelector(`[data-testid="lab-${k}"]`);
+        input.value = String(v);
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+    },
+    [SMALL],
+  );
+  await page.click('[data-testid="lab-run"]');
+  assert.equal(await finished(page), 'done', await page.textContent('[data-testid="lab-error"]'));
+  assert.equal((await readTable(page, 'pre')).rows.length, SMALL.layers);
+});
+
+test('"Use these variances in the explorer" reproduces the measured list exactly in the explorer', { timeout: 600_000 }, async (t) => {
+  const page = await openLab(t, smallHash(['pre', 'lns'], '&run=1'));
+  assert.equal(await finished(page), 'done');
+  const href = await page.getAttribute('[data-testid="lab-to-explorer"]', 'href');
+  const table = await readTable(page, 'pre');
+  const variances = table.rows.map((r) => Number(r[1]));
+  assert.match(href, /^index\.html#/);
+  const explorer = await session.page(t);
+  await explorer.goto(`${session.url}${href}`);
+  await explorer.waitForFunction(() => window.depthprodStats && window.depthprodStats.updates > 0, null, { timeout: 30_000 });
+  const list = (await explorer.inputValue('[data-testid="input-list"]')).split(/[\s,]+/).filter(Boolean).map(Number);
+  assert.deepEqual(list, variances);
+  assert.equal(await explorer.inputValue('[data-testid="variance-model"]'), 'list');
+  const json = cli(smallArgs('pre'));
+  assert.equal(await explorer.inputValue('[data-testid="input-a"]'), String(json.bound.A));
+  assert.equal(await explorer.inputValue('[data-testid="input-b"]'), String(json.bound.B));
+  // And the explorer links back to the lab.
+  assert.equal(await explorer.getAttribute('[data-testid="to-lab"]', 'href'), 'lab.html');
+});
+
+test('bad dimensions, a corrupt, an oversized and an incomplete checkpoint each get a message', { timeout: 600_000 }, async (t) => {
+  const page = await openLab(t, '#norms=pre&d=0&heads=2&dff=40&tokens=4&layers=3&run=1');
+  await finished(page);
+  assert.match(await page.textContent('[data-testid="lab-error"]'), /d = 0 is out of range: expected an integer in \[\d+, \d+\]/);
+  await page.fill('[data-testid="lab-d"]', '16x');
+  await page.click('[data-testid="lab-run"]');
+  assert.match(await page.textContent('[data-testid="lab-error"]'), /d: “16x” is not a whole number/);
+  await page.fill('[data-testid="lab-d"]', '18');
+  await page.fill('[data-testid="lab-heads"]', '4');
+  await page.click('[data-testid="lab-run"]');
+  await finished(page);
+  assert.match(await page.textContent('[data-testid="lab-error"]'), /heads = 4 must divide d = 18/);
+  await page.fill('[data-testid="lab-heads"]', '2');
+
+  const choose = (files) =>
+    page.evaluate((list) => {
+      const dt = new DataTransfer();
+      for (const f of list) dt.items.add(new File(f.size ? [new Uint8Array(f.size)] : [new Uint8Array(f.bytes)], f.name));
+      const input = document.querySelector('[data-testid="lab-file"]');
+      input.files = dt.files;
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+    }, files);
+  await page.fill('[data-testid="lab-d"]', '16');
+  // Not a safetensors file at all.
+  await choose([{ name: 'broken.safetensors', bytes: [1, 2, 3, 4, 5] }]);
+  await page.waitForFunction(() => /broken\.safetensors/.test(document.querySelector('[data-testid="lab-file-info"]').textContent));
+  await page.click('[data-testid="lab-run"]');
+  await finished(page);
+  assert.match(await page.textContent('[data-testid="lab-error"]'), /weights: .*not a valid safetensors/);
+  // Valid safetensors with only the embedding: the first missing tensor is named.
+  const header = JSON.stringify({ 'model.embed_tokens.weight': { dtype: 'F32', shape: [8, 4], data_offsets: [0, 128] } });
+  const head = Buffer.from(header);
+  const bytes = Buffer.concat([Buffer.from(new BigUint64Array([BigInt(head.length)]).buffer), head, Buffer.alloc(128)]);
+  await choose([{ name: 'partial.safetensors', bytes: Array.from(bytes) }]);
+  await page.waitForFunction(() => /partial\.safetensors/.test(document.querySelector('[data-testid="lab-file-info"]').textContent));
+  await page.click('[data-testid="lab-run"]');
+  await finished(page);
+  assert.match(await page.textContent('[data-testid="lab-error"]'), /missing tensor model\.layers\.0\.self_attn\.q_proj\.weight/);
+  // Larger than the tab takes: refused before reading, naming the CLI command.
+  const limit = await page.evaluate(async () => (await import('./js/lab-main.js')).MAX_CHECKPOINT_BYTES);
+  await choose([{ name: 'huge.safetensors', size: limit + 1 }]);
+  await page.waitForFunction(() => /huge\.safetensors/.test(document.querySelector('[data-testid="lab-error"]').textContent));
+  assert.match(await page.textContent('[data-testid="lab-error"]'), /use the command line: depthprod lab --weights huge\.safetensors/);
+});
+
+test('axe: no violations on a finished run, light and dark', { timeout: 600_000 }, async (t) => {
+  for (const colorScheme of ['light', 'dark']) {
+    const page = await openLab(t, smallHash(['pre', 'lns'], '&run=1'), { context: { colorScheme } });
+    assert.equal(await finished(page), 'done');
+    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+    await page.evaluate(`${AXE}\n;void 0`);
+    const violations = await page.evaluate(async () => {
+      const r = await window.axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.map((v) => `${v.id} (${v.help}): ${v.nodes.slice(0, 4).map((n) => n.target.join(' ')).join('; ')}`);
+    });
+    assert.deepEqual(violations, [], `${colorScheme}`);
+  }
+});
+
+test('360 px wide: nothing overflows the viewport', { timeout: 600_000 }, async (t) => {
+  const page = await openLab(t, smallHash(['pre', 'lns'], '&run=1'), { viewport: { width: 360, height: 780 } });
+  assert.equal(await finished(page), 'done');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `the page is ${overflow} px wider than the 360 px viewport`);
+});
+
+nodeTest('the explorer does not load the lab: index.html names no lab module or lab wasm, and links to lab.html', () => {
+  const html = readFileSync(new URL('../../www/index.html', import.meta.url), 'utf8');
+  assert.ok(!/depthlab|js\/lab-/.test(html), 'index.html references the lab module');
+  assert.ok(html.includes('href="lab.html"'));
+  for (const f of ['main.js', 'core.js']) {
+    const src = readFileSync(new URL(`../../www/js/${f}`, import.meta.url), 'utf8');
+    assert.ok(!/depthlab|lab-/.test(src), `www/js/${f} references the lab`);
+  }
+});

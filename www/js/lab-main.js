@@ -1,0 +1,305 @@
+// The lab page: wires the fragment, the controls, the worker client, the tables and the figures.
+// Every measurement runs in the worker (lab-worker.js); this thread only draws what arrives.
+
+import { NORMS, NORM_NAMES, FIELDS, PRESETS, parseFragment, toFragment, specsOf } from './lab-state.js';
+import { LabClient } from './lab-client.js';
+import { renderTable, clearTables, summaryItem, words } from './lab-view.js';
+import { LabFigures } from './lab-plots.js';
+import * as core from './core.js';
+
+/**
+ * Largest checkpoint the tab takes. wasm32 memory ends at 4 GiB; the file's bytes are copied into it
+ * and its weights widened to f64 (4x for f16/bf16), so 128 MiB of file is up to ~0.6 GiB before the
+ * run's own buffers. Larger files go to the CLI (the message names the command).
+ */
+export const MAX_CHECKPOINT_BYTES = 128 * 1024 * 1024;
+
+const $ = (id) => document.getElementById(id);
+const statusEl = $('lab-status');
+const errorEl = $('lab-error');
+const progressEl = $('lab-progress');
+const stageEl = $('lab-stage');
+const runBtn = $('lab-run');
+const cancelBtn = $('lab-cancel');
+const tablesEl = $('lab-tables');
+const summaryEl = $('lab-summary');
+const handoff = $('lab-to-explorer');
+const fileInput = $('lab-file');
+const fileInfo = $('lab-file-info');
+const fileClear = $('lab-file-clear');
+const drop = $('lab-drop');
+
+const parsed = parseFragment(location.hash);
+let state = parsed.state;
+let checkpoint = null; // { name, bytes: Uint8Array, configJson: string | null, configName }
+let runs = {}; // norm → { layers, totalLayers, fit, angular, report }
+let startedAt = 0;
+let drawPending = false;
+const dirtyTables = new Set(); // placements whose streamed rows changed since the last frame
+let coreReady = null;
+
+const figures = new LabFigures($('lab-figures'));
+
+function setStatus(text, isError = false) {
+  statusEl.textContent = text;
+  statusEl.classList.toggle('is-error', isError);
+}
+
+function showErrors(lines) {
+  errorEl.textContent = lines.join(' · ');
+}
+
+// ───────────── controls ⇄ state ⇄ fragment ─────────────
+
+function fillControls() {
+  for (const n of NORMS) document.querySelector(`[data-testid="lab-norm-${n}"]`).checked = state.norms.includes(n);
+  for (const k of FIELDS) $(`lab-${k}`).value = state.text[k];
+  $('lab-input').value = state.input;
+}
+
+function readControls() {
+  state = {
+    norms: NORMS.filter((n) => document.querySelector(`[data-testid="lab-norm-${n}"]`).checked),
+    text: Object.fromEntries(FIELDS.map((k) => [k, $(`lab-${k}`).value])),
+    input: $('lab-input').value,
+  };
+  history.replaceState(null, '', toFragment(state));
+}
+
+document.querySelector('.lab-controls').addEventListener('change', (ev) => {
+  if (ev.target === fileInput) return;
+  readControls();
+});
+document.querySelector('.lab-controls').addEventListener('input', (ev) => {
+  if (ev.target.matches('input[type="text"]')) readControls();
+});
+for (const b of document.querySelectorAll('[data-preset]')) {
+  b.addEventListener('click', () => {
+    Object.assign(state.text, PRESETS[b.dataset.preset]);
+    fillControls();
+    readControls();
+  });
+}
+
+// ───────────── checkpoint ─────────────
+
+function mib(n) {
+  return `${(n / 1048576).toFixed(1)} MiB`;
+}
+
+async function takeFiles(files) {
+  errorEl.textContent = '';
+  const list = Array.from(files || []);
+  const weights = list.find((f) => /\.safetensors$/i.test(f.name)) || list.find((f) => !/\.json$/i.test(f.name));
+  const config = list.find((f) => /\.json$/i.test(f.name));
+  if (!weights) {
+    if (config && checkpoint) {
+      checkpoint.configJson = await config.text();
+      checkpoint.configName = config.name;
+      describeCheckpoint();
+    } else showErrors([`checkpoint: choose a .safetensors file${config ? ' (a config.json alone is not a model)' : ''}`]);
+    return;
+  }
+  if (weights.size > MAX_CHECKPOINT_BYTES) {
+    showErrors([`checkpoint: ${weights.name} is ${mib(weights.size)}; this tab takes files up to ${mib(MAX_CHECKPOINT_BYTES)}. For larger checkpoints use the command line: depthprod lab --weights ${weights.name}`]);
+    return;
+  }
+  checkpoint = {
+    name: weights.name,
+    size: weights.size,
+    bytes: new Uint8Array(await weights.arrayBuffer()),
+    configJson: config ? await config.text() : null,
+    configName: config?.name ?? null,
+  };
+  // The file's own depth unless the reader asks for a prefix.
+  $('lab-layers').value = '';
+  readControls();
+  describeCheckpoint();
+}
+
+function describeCheckpoint() {
+  for (const k of ['d', 'heads', 'dff']) $(`lab-${k}`).disabled = !!checkpoint;
+  $('lab-layers').placeholder = checkpoint ? 'all' : '';
+  if (!checkpoint) {
+    fileInfo.textContent = 'No file: the weights are drawn from the seed.';
+    fileClear.hidden = true;
+    drop.classList.remove('has-file');
+    return;
+  }
+  fileInfo.textContent = `${checkpoint.name} (${mib(checkpoint.size)})${checkpoint.configName ? ` with ${checkpoint.configName}` : ', no config.json (shapes and defaults are used)'}: d, heads and d_ff come from the file; L (empty: all) takes a prefix of its layers; T, σ (for A and B) and the seed (token ids) from the fields.`;
+  fileClear.hidden = false;
+  drop.classList.add('has-file');
+}
+
+fileInput.addEventListener('change', () => takeFiles(fileInput.files));
+fileClear.addEventListener('click', () => {
+  checkpoint = null;
+  fileInput.value = '';
+  if ($('lab-layers').value === '') $('lab-layers').value = PRESETS.small130m.layers;
+  readControls();
+  describeCheckpoint();
+});
+drop.addEventListener('dragover', (ev) => {
+  ev.preventDefault();
+  drop.classList.add('is-over');
+});
+drop.addEventListener('dragleave', () => drop.classList.remove('is-over'));
+drop.addEventListener('drop', (ev) => {
+  ev.preventDefault();
+  drop.classList.remove('is-over');
+  takeFiles(ev.dataTransfer?.files);
+});
+
+// ───────────── the run ─────────────
+
+const STAGES = { forward: [0, 0.04], 'layer Jacobians': [0.04, 0.3], 'end-to-end Jacobians': [0.3, 0.96], gradients: [0.96, 1] };
+
+function running(on) {
+  runBtn.disabled = on;
+  cancelBtn.disabled = !on;
+  document.body.classList.toggle('lab-running', on);
+}
+
+// A redraw is spread over frames, one figure per frame (the tables first), so streamed layers
+// never cost the main thread a long frame; updates arriving meanwhile join the pass in progress.
+let drawPart = -1; // the next part to draw, -1 for the tables (body[data-lab-drawing] while a pass runs)
+let drawTexts = {};
+function scheduleDraw() {
+  drawAgain = true;
+  if (drawPending) return;
+  drawPending = true;
+  document.body.dataset.labDrawing = 'true';
+  requestAnimationFrame(drawStep);
+}
+let drawAgain = false;
+function drawStep() {
+  if (drawAgain) {
+    drawAgain = false;
+    drawPart = -1;
+  }
+  if (drawPart === -1) {
+    for (const norm of dirtyTables) if (runs[norm] && !runs[norm].report) renderTable(tablesEl, norm, runs[norm].layers, { partial: true });
+    dirtyTables.clear();
+    const finished = Object.fromEntries(Object.entries(runs).filter(([, r]) => r.report).map(([n, r]) => [n, r.report]));
+    drawTexts = words(finished);
+  } else figures.setPart(runs, drawTexts, drawPart);
+  drawPart++;
+  if (drawPart < figures.parts() || drawAgain) requestAnimationFrame(drawStep);
+  else {
+    drawPending = false;
+    drawPart = -1;
+    delete document.body.dataset.labDrawing;
+  }
+}
+
+const client = new LabClient({
+  progress(msg) {
+    const [a, b] = STAGES[msg.stage] ?? [0, 1];
+    const within = msg.total ? msg.done / msg.total : 0;
+    progressEl.value = (msg.index + a + (b - a) * within) / msg.count;
+    progressEl.setAttribute('aria-valuenow', String(progressEl.value));
+    const layer = msg.stage === 'forward' || msg.stage === 'gradients' ? '' : `, layer ${msg.done} of ${msg.total}`;
+    stageEl.textContent = `${NORM_NAMES[msg.norm]} (${msg.index + 1} of ${msg.count}): ${msg.stage}${layer}`;
+    setStatus(`Running… ${stageEl.textContent}`);
+  },
+  partial(msg) {
+    // An update carries only the fields just measured: merge it into its layer's row.
+    const r = runs[msg.norm];
+    if (!r || r.report) return;
+    const u = msg.layer;
+    let row = r.layers.find((l) => l.layer === u.layer);
+    if (!row) {
+      row = { layer: u.layer };
+      r.layers.push(row);
+      r.layers.sort((a, b) => a.layer - b.layer);
+    }
+    Object.assign(row, u);
+    // The table is rebuilt with the plots, once per frame, however many updates arrived.
+    dirtyTables.add(msg.norm);
+    scheduleDraw();
+  },
+  async report(msg) {
+    const report = msg.report;
+    const values = report.layers.map((l) => l.variance);
+    let fit = null;
+    if (await coreReady) {
+      const r = core.fitPowerLaw(Float64Array.from(values));
+      if (r.ok) fit = r.value;
+    }
+    runs[msg.norm] = { layers: report.layers, totalLayers: report.layers.length, fit, angular: report.angular_distance, report };
+    renderTable(tablesEl, msg.norm, report.layers);
+    summaryEl.querySelector('ul')?.append(summaryItem(msg.norm, report));
+    if (Object.values(runs).filter((r) => r.report).length === 1) setHandoff(report);
+    scheduleDraw();
+  },
+  error(msg) {
+    const who = msg.norm ? `${NORM_NAMES[msg.norm]}: ` : '';
+    errorEl.textContent = errorEl.textContent ? `${errorEl.textContent} · ${who}${msg.message}` : `${who}${msg.message}`;
+  },
+  done() {
+    running(false);
+    const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
+    const failed = errorEl.textContent !== '';
+    progressEl.value = failed ? progressEl.value : 1;
+    progressEl.setAttribute('aria-valuenow', String(progressEl.value));
+    stageEl.textContent = '';
+    setStatus(failed ? `Finished with an error after ${seconds} s (see below the Run button).` : `Finished in ${seconds} s.`, failed);
+    document.body.dataset.labState = failed ? 'error' : 'done';
+  },
+  cancelled() {
+    running(false);
+    stageEl.textContent = '';
+    setStatus(`Cancelled after ${((performance.now() - startedAt) / 1000).toFixed(1)} s; layers already measured stay on screen.`);
+    document.body.dataset.labState = 'cancelled';
+  },
+});
+
+function setHandoff(report) {
+  const list = report.layers.map((l) => String(l.variance)).join(',');
+  const b = report.bound;
+  handoff.href = `index.html#families=unscaled,scaled&a=${String(b.a)}&b=${String(b.b)}&variance=list&list=${list}`;
+  handoff.removeAttribute('aria-disabled');
+  $('lab-handoff-note').textContent = `(${NORM_NAMES[report.config.placement] ?? 'the first placement'}’s ${report.layers.length} measured variances, A = ${String(b.a)}, B = ${String(b.b)})`;
+}
+
+function run() {
+  readControls();
+  errorEl.textContent = '';
+  const r = specsOf(state, { checkpoint: !!checkpoint });
+  if (r.errors) {
+    showErrors(r.errors);
+    setStatus('Not started: see the message below the Run button.', true);
+    document.body.dataset.labState = 'error';
+    return;
+  }
+  runs = Object.fromEntries(state.norms.map((n) => [n, { layers: [], totalLayers: null, fit: null, angular: null, report: null }]));
+  clearTables(tablesEl);
+  const ul = document.createElement('ul');
+  ul.className = 'lab-summary-list';
+  summaryEl.replaceChildren(ul);
+  handoff.href = 'index.html';
+  handoff.setAttribute('aria-disabled', 'true');
+  progressEl.value = 0;
+  progressEl.setAttribute('aria-valuenow', '0');
+  scheduleDraw();
+  startedAt = performance.now();
+  running(true);
+  document.body.dataset.labState = 'running';
+  setStatus('Running…');
+  client.start(r.specs, checkpoint ? { weights: checkpoint.bytes, configJson: checkpoint.configJson } : {});
+}
+
+runBtn.addEventListener('click', run);
+cancelBtn.addEventListener('click', () => client.cancel());
+
+// ───────────── start ─────────────
+
+fillControls();
+describeCheckpoint();
+running(false);
+if (parsed.problems.length) showErrors(parsed.problems);
+setStatus('Ready: choose a network and press Run.');
+document.body.dataset.labState = 'ready';
+// The explorer's core draws the fitted power law (its own least-squares fit); the lab runs without it.
+coreReady = core.initCore().then((err) => err === null);
+if (parsed.run) run();

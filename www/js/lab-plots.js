@@ -1,0 +1,210 @@
+// The lab page's figures, drawn with the explorer's own plotting and export code (plot.js,
+// export.js): one figure per measurement, every placement in it, each with hover readouts, the
+// words of lab-view.js, PNG/SVG/CSV export and a visually hidden data table. The numbers are the
+// lab's report; the fitted power law's curve is the core's (core.js fitPowerLaw, the explorer's
+// fit). This module maps numbers to series; it computes none.
+
+import { Plot, refreshTheme } from './plot.js';
+import { figurePng, figureSvg, seriesCsv, download } from './export.js';
+import { plain } from './format.js';
+import { rich } from './rich.js';
+import { NORM_NAMES, NORM_COLOURS } from './lab-state.js';
+import { Heatmap } from './lab-heatmap.js';
+
+/** The figures: id, title, axes, and the series of one placement's layers. */
+const FIGURES = [
+  {
+    id: 'variance', title: 'Variance σ_l² per layer (log-log), with the fitted c · l^q', xLog: true, yLog: true, yLabel: 'σ_l²',
+    series: (norm, layers, extra) => [
+      { key: `${norm}-var`, label: `${NORM_NAMES[norm]}: σ_l²`, ys: layers.map((l) => l.variance) },
+      ...(extra.fit ? [{ key: `${norm}-fit`, label: `${NORM_NAMES[norm]}: fit ${plain(extra.fit.c, 3)}·l^${plain(extra.fit.q, 3)}`, ys: Array.from(extra.fit.fitted), dash: [6, 4], ref: true }] : []),
+    ],
+  },
+  {
+    id: 'jacobians', title: '‖J_l‖₂ and ‖J_l − I‖₂ per layer', xLog: false, yLog: true, yLabel: 'norm',
+    series: (norm, layers) => [
+      { key: `${norm}-j`, label: `${NORM_NAMES[norm]}: ‖J_l‖₂`, ys: layers.map((l) => l.jacobian_norm) },
+      { key: `${norm}-jmi`, label: `${NORM_NAMES[norm]}: ‖J_l − I‖₂`, ys: layers.map((l) => l.jacobian_minus_identity_norm), dash: [6, 4] },
+    ],
+  },
+  {
+    id: 'endToEnd', title: 'End-to-end ‖∂x_{L+1}/∂x_l‖₂ beside the product of the per-layer norms', xLog: false, yLog: true, yLabel: 'norm',
+    series: (norm, layers) => [
+      { key: `${norm}-e2e`, label: `${NORM_NAMES[norm]}: ‖∂x_{L+1}/∂x_l‖₂`, ys: layers.map((l) => l.end_to_end_norm) },
+      // The lab reports the product of the norms as its log; drawing it on the log axis places it at e^log.
+      { key: `${norm}-prod`, label: `${NORM_NAMES[norm]}: ∏_{k≥l} ‖J_k‖₂`, ys: layers.map((l) => (l.log_product_of_norms == null ? NaN : Math.exp(l.log_product_of_norms))), dash: [6, 4] },
+    ],
+  },
+  {
+    id: 'looseness', title: 'How loose the certified bound is: log(bound / measured) per layer', xLog: false, yLog: false, yLabel: 'log(bound / measured)',
+    series: (norm, layers) => [
+      { key: `${norm}-l9`, label: `${NORM_NAMES[norm]}: Eq. 9 (unscaled)`, ys: layers.map((l) => l.looseness_unscaled_log) },
+      { key: `${norm}-l15`, label: `${NORM_NAMES[norm]}: Eq. 15 (scaled)`, ys: layers.map((l) => l.looseness_scaled_log), dash: [6, 4] },
+    ],
+  },
+  {
+    id: 'gradients', title: 'Parameter-gradient norm ‖∂loss/∂θ_l‖ beside ‖J_l − I‖₂', xLog: false, yLog: true, yLabel: 'norm',
+    series: (norm, layers) => [
+      { key: `${norm}-g`, label: `${NORM_NAMES[norm]}: ‖∂loss/∂θ_l‖`, ys: layers.map((l) => l.grad_norm) },
+      { key: `${norm}-gjmi`, label: `${NORM_NAMES[norm]}: ‖J_l − I‖₂`, ys: layers.map((l) => l.jacobian_minus_identity_norm), dash: [2, 3] },
+    ],
+  },
+];
+
+function el(tag, attrs = {}, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+export class LabFigures {
+  constructor(root) {
+    this.root = root;
+    this.figs = {};
+    refreshTheme();
+    for (const f of FIGURES) this.figs[f.id] = this.build(f);
+    this.heat = this.buildHeat();
+    window.matchMedia?.('(prefers-color-scheme: dark)').addEventListener?.('change', () => {
+      refreshTheme();
+      for (const fig of Object.values(this.figs)) fig.plot.recolour();
+      this.heat.map.draw();
+    });
+  }
+
+  build(f) {
+    const figure = el('figure', { class: 'lab-figure', 'data-testid': `lab-plot-${f.id}` });
+    const cap = el('figcaption', { id: `lab-cap-${f.id}` });
+    rich(cap, f.title);
+    const wrap = el('div', { class: 'plot-wrap' });
+    const canvas = el('canvas', { tabindex: '0', role: 'img', 'aria-labelledby': `lab-cap-${f.id}`, 'data-testid': `lab-canvas-${f.id}` });
+    const overlay = el('canvas', { class: 'overlay', 'aria-hidden': 'true' });
+    const hover = el('div', { class: 'hover', 'aria-live': 'off', hidden: '' });
+    wrap.append(canvas, overlay, hover);
+    const legend = el('ul', { class: 'legend' });
+    const words = el('p', { class: 'lab-words', 'data-testid': `lab-words-${f.id}` });
+    const bar = el('div', { class: 'share-bar', role: 'group', 'aria-label': `Export: ${f.title}` });
+    const png = el('button', { type: 'button', 'data-testid': `lab-export-png-${f.id}` }, 'PNG');
+    const svg = el('button', { type: 'button', 'data-testid': `lab-export-svg-${f.id}` }, 'SVG');
+    const csv = el('button', { type: 'button', 'data-testid': `lab-export-csv-${f.id}` }, 'CSV');
+    bar.append(png, svg, csv);
+    const table = el('div', { class: 'sr-only', 'data-testid': `lab-data-${f.id}` });
+    figure.append(cap, wrap, legend, words, bar, table);
+    this.root.append(figure);
+    const plot = new Plot(wrap, { xLog: f.xLog, yLog: f.yLog, xLabel: 'layer l', yLabel: f.yLabel, legend, hoverTitle: (x) => `l = ${Math.round(x)}` });
+    plot.set({ xMin: 1, xMax: 2, series: [], message: 'Run the lab to see this plot.' });
+    const fig = { f, plot, words, table, caption: '' };
+    const name = `depthprod-lab-${f.id}`;
+    png.addEventListener('click', async () => download((await figurePng(plot, `${f.title}. ${fig.caption}`)).blob, `${name}.png`));
+    svg.addEventListener('click', () => download(new Blob([figureSvg(plot, `${f.title}. ${fig.caption}`, { title: f.title })], { type: 'image/svg+xml' }), `${name}.svg`));
+    csv.addEventListener('click', () => download(new Blob([seriesCsv(plot.series, [f.title, fig.caption, 'first column: the layer l'])], { type: 'text/csv' }), `${name}.csv`));
+    return fig;
+  }
+
+  buildHeat() {
+    const figure = el('figure', { class: 'lab-figure lab-heat', 'data-testid': 'lab-plot-angular' });
+    const cap = el('figcaption', { id: 'lab-cap-angular' });
+    rich(cap, 'Angular distance between x_l and x_{l+n}: the paper’s layer-importance map');
+    const box = el('div', { class: 'lab-heat-row' });
+    const words = el('p', { class: 'lab-words', 'data-testid': 'lab-words-angular' });
+    const bar = el('div', { class: 'share-bar', role: 'group', 'aria-label': 'Export: angular distance' });
+    const png = el('button', { type: 'button', 'data-testid': 'lab-export-png-angular' }, 'PNG');
+    const csv = el('button', { type: 'button', 'data-testid': 'lab-export-csv-angular' }, 'CSV');
+    bar.append(png, csv);
+    const table = el('div', { class: 'sr-only', 'data-testid': 'lab-data-angular' });
+    figure.append(cap, box, words, bar, table);
+    this.root.append(figure);
+    const map = new Heatmap(box);
+    png.addEventListener('click', async () => download(await map.png(), 'depthprod-lab-angular.png'));
+    csv.addEventListener('click', () => download(new Blob([map.csv()], { type: 'text/csv' }), 'depthprod-lab-angular.csv'));
+    return { map, words, table };
+  }
+
+  /**
+   * Draws every placement's layers. `runs` maps norm → { layers, fit, angular } (layers may be a
+   * prefix while a run streams); `texts` the words of lab-view.js.
+   */
+  set(runs, texts = {}) {
+    for (let part = 0; part < this.parts(); part++) this.setPart(runs, texts, part);
+  }
+
+  /** How many parts `setPart` draws: each figure, then the heatmap. */
+  parts() {
+    return Object.keys(this.figs).length + 1;
+  }
+
+  /**
+   * Draws one part (a figure, or the heatmap as the last part): a caller streaming layers spreads
+   * a redraw over several frames so that no frame pays for every canvas at once.
+   */
+  setPart(runs, texts, part) {
+    const figs = Object.values(this.figs);
+    if (part >= figs.length) {
+      const maps = Object.entries(runs).filter(([, r]) => r.angular).map(([norm, r]) => ({ norm, name: NORM_NAMES[norm], matrix: r.angular }));
+      this.heat.map.set(maps);
+      rich(this.heat.words, texts.angular || '');
+      this.heatTable(maps);
+      return;
+    }
+    {
+      const fig = figs[part];
+      const series = [];
+      let xMax = 2;
+      for (const [norm, run] of Object.entries(runs)) {
+        if (!run.layers.length) continue;
+        const xs = Float64Array.from(run.layers, (l) => l.layer);
+        xMax = Math.max(xMax, run.totalLayers ?? xs.length);
+        for (const s of fig.f.series(norm, run.layers, run)) {
+          series.push({ ...s, xs, ys: Float64Array.from(s.ys, (y) => (y == null ? NaN : y)), color: NORM_COLOURS[norm], width: 1.8, points: xs.length <= 40 });
+        }
+      }
+      fig.plot.set({ xMin: 1, xMax, series, message: series.length ? '' : 'Run the lab to see this plot.' });
+      fig.caption = texts[fig.f.id] || '';
+      rich(fig.words, fig.caption);
+      this.table(fig);
+    }
+  }
+
+  /** The hidden table of a figure: every layer, every series (DOM text). */
+  table(fig) {
+    const curves = fig.plot.series.filter((s) => s.xs && s.xs.length);
+    if (!curves.length) {
+      fig.table.replaceChildren(el('p', {}, `${fig.f.title}: nothing plotted yet.`));
+      return;
+    }
+    const table = el('table');
+    table.append(el('caption', {}, `${fig.f.title}: the plotted values`));
+    const head = el('tr');
+    head.append(el('th', { scope: 'col' }, 'layer l'));
+    for (const s of curves) head.append(el('th', { scope: 'col' }, s.label));
+    const thead = el('thead');
+    thead.append(head);
+    const body = el('tbody');
+    const xs = curves[0].xs;
+    for (let i = 0; i < xs.length; i++) {
+      const tr = el('tr');
+      tr.append(el('th', { scope: 'row' }, String(xs[i])));
+      for (const s of curves) tr.append(el('td', {}, Number.isFinite(s.ys[i]) ? plain(s.ys[i], 10) : '—'));
+      body.append(tr);
+    }
+    table.append(thead, body);
+    fig.table.replaceChildren(table);
+  }
+
+  heatTable(maps) {
+    const out = maps.map(({ name, matrix }) => {
+      const table = el('table');
+      table.append(el('caption', {}, `${name}: angular distance between x_i (rows) and x_j (columns), i, j = 1 … ${matrix.length}`));
+      const body = el('tbody');
+      matrix.forEach((row, i) => {
+        const tr = el('tr');
+        tr.append(el('th', { scope: 'row' }, `x_${i + 1}`));
+        for (const v of row) tr.append(el('td', {}, plain(v, 6)));
+        body.append(tr);
+      });
+      table.append(body);
+      return table;
+    });
+    this.heat.table.replaceChildren(...out);
+  }
+}
