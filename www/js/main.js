@@ -39,6 +39,7 @@ const plots = {
     yLabel: 'log of the product',
     legend: document.getElementById('legend-main'),
     compactLegend: embedded,
+    offscreen: 'skip',
     marks: MODEL_DEPTHS.map((m) => ({ x: m.n, label: m.name })),
     // A drag picks a depth range (whole depths; the URL keeps it).
     onZoom: (from, to) => {
@@ -47,8 +48,8 @@ const plots = {
       schedule(true);
     },
   }),
-  remainder: new Plot(document.querySelector('[data-plot="remainder"]'), { yLabel: 'remainder', legend: document.getElementById('legend-remainder') }),
-  tail: new Plot(document.querySelector('[data-plot="tail"]'), { yLabel: 'tail bound', yLog: true, snapDecades: true, legend: document.getElementById('legend-tail') }),
+  remainder: new Plot(document.querySelector('[data-plot="remainder"]'), { yLabel: 'remainder', legend: document.getElementById('legend-remainder'), offscreen: 'skip' }),
+  tail: new Plot(document.querySelector('[data-plot="tail"]'), { yLabel: 'tail bound', yLog: true, snapDecades: true, legend: document.getElementById('legend-tail'), offscreen: 'skip' }),
 };
 const readouts = new Readouts(document.getElementById('readouts'));
 // "Use the fitted power law": one click from a measured list to the power law c · l^q the core fitted.
@@ -226,6 +227,7 @@ function update(commit, write) {
     setStatus(`Unexpected problem: ${e && e.message ? e.message : String(e)}`, true);
   } finally {
     const dt = performance.now() - t0;
+    if (!stats.updates) stats.first = { start: t0, work: dt, phase: stats.phase, drawPhases: stats.drawPhases };
     stats.updates++;
     stats.last = dt;
     stats.times.push(dt);
@@ -292,10 +294,13 @@ function draw(res) {
   const noteEl = document.getElementById('remainder-note');
   if (noteEl) noteEl.textContent = res.remainder.length && notes.length ? `(${notes.join('; ')})` : '';
   plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' });
+  T.push(performance.now());
   cards.update(state, good, res);
   cards.setStale(stale);
+  T.push(performance.now());
   share?.set(state, good, res);
   access.set(state, good, res);
+  T.push(performance.now());
   proofs.update(state, good); // the cards' "Why" derivations
   T.push(performance.now());
   stats.drawPhases = T.slice(1).map((t, i) => +(t - T[i]).toFixed(2));
@@ -307,6 +312,7 @@ document.getElementById('zoom-reset')?.addEventListener('click', () => {
 });
 
 // ───────────── start ─────────────
+performance.mark('depthprod:modules-evaluated');
 initEmbed();
 state = parseFragment('').state;
 const controls = new Controls(state, onChange, onPreset);
@@ -338,6 +344,7 @@ window.addEventListener('unhandledrejection', (ev) => {
 });
 
 initCore().then((err) => {
+  performance.mark('depthprod:core-ready');
   if (err) setStatus(err, true);
   applyFragment(location.hash);
   rotation.update();
