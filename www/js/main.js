@@ -31,7 +31,7 @@ const stats = { updates: 0, last: 0, times: [] };
 window.depthprodStats = stats;
 // For tests and outside checks: the ranges each plot last drew (read live: a plot redraws on resize too).
 Object.defineProperty(stats, 'axes', {
-  get: () => Object.fromEntries(Object.entries(plots).map(([k, p]) => [k, { yMin: p.yMin, yMax: p.yMax, xMin: p.xMin, xMax: p.xMax, xLog: p.xLog, message: p.message, drawn: p.cssW > 0 }])),
+  get: () => Object.fromEntries(Object.entries(plots).map(([k, p]) => [k, { yMin: p.yMin, yMax: p.yMax, xMin: p.xMin, xMax: p.xMax, xLog: p.xLog, message: p.message, drawn: p.cssW > 0, onScreen: p.onScreen }])),
 });
 
 const plots = {

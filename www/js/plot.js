@@ -25,6 +25,7 @@ export function refreshTheme(source = document.documentElement) {
   const get = (name) => cs.getPropertyValue(name).trim();
   for (const key of ['bg', 'panel', 'ink', 'ink-2', 'ink-3', 'rule', 'grid', 'axis', 'plot-bg', 'font', 'mono', 'accent']) theme[key] = get(`--${key}`);
   theme.ready = true;
+  theme.version = (theme.version || 0) + 1; // a new palette repaints every plot
   colourCache.clear();
 }
 
@@ -220,9 +221,8 @@ export class Plot {
     if (!theme.ready) refreshTheme();
     const ctx = this.ctx;
     const { cssW: W, cssH: H, dpr } = this;
-    if (!W || !H) return;
     if (ctx === this.screenCtx) {
-      if (!this.onScreen) {
+      if (!this.onScreen || !W || !H) {
         // Not painted while off screen; the y range stays what a paint would use.
         const yr = this.yRange();
         [this.yMin, this.yMax] = yr || (this.yLog ? [1, 10] : [0, 1]);
@@ -234,7 +234,7 @@ export class Plot {
       if (last && last.length === key.length && key.every((v, i) => Object.is(v, last[i]))) return;
       this.painted = key;
       this.dirty = false;
-    }
+    } else if (!W || !H) return;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, W, H);
     ctx.fillStyle = theme['plot-bg'];
