@@ -78,8 +78,11 @@ function setStatus(text, isError) {
   statusEl.classList.toggle('is-error', !!isError);
 }
 
-/** Applies a fragment (load, back/forward, hand-edited URL). */
-function applyFragment(hash) {
+/**
+ * Applies a fragment (load, back/forward, hand-edited URL). `now`: update at once instead of in
+ * the next animation frame (page load: nothing to coalesce, and the first number shows a frame sooner).
+ */
+function applyFragment(hash, { now = false } = {}) {
   const parsed = parseFragment(stripEmbed(hash)); // embed=1 is the layout's, not the state's
   state = parsed.state;
   const present = new URLSearchParams(String(hash).replace(/^#/, ''));
@@ -101,7 +104,8 @@ function applyFragment(hash) {
   inGesture = false;
   clearTimeout(replaceTimer);
   replaceTimer = 0;
-  schedule(false, false);
+  if (now) update(false, false);
+  else schedule(false, false);
 }
 
 let pendingWrite = false; // only user changes write the URL (never a load or back/forward)
@@ -346,7 +350,7 @@ window.addEventListener('unhandledrejection', (ev) => {
 initCore().then((err) => {
   performance.mark('depthprod:core-ready');
   if (err) setStatus(err, true);
-  applyFragment(location.hash);
+  applyFragment(location.hash, { now: true });
   rotation.update();
 });
 
