@@ -57,10 +57,12 @@ plainTest('single file: one self-contained document, within the raw size goal', 
   const gz = gzipSync(html, { level: 9 }).length;
   console.log(`# dist/depthprod.html: ${(raw / 1024).toFixed(1)} KiB raw, ${(gz / 1024).toFixed(1)} KiB gzipped`);
   // A regression guard, not the goal: the goals (under 200 KiB raw and 100 KiB gzipped, issue 11)
-  // are not met since exact-decimal inputs, growth classes and the derivations arrived (measured
-  // 302.8 / 167.0 KiB; `npm run bundle` prints "OVER the goal"). The guard stops further growth.
-  assert.ok(raw < 320 * 1024, `single file is ${raw} bytes (guard: under 320 KiB)`);
-  assert.ok(gz < 176 * 1024, `single file is ${gz} bytes gzipped (guard: under 176 KiB)`);
+  // are not met (`npm run bundle` prints "OVER the goal"). Measured 282.5 / 152.3 KiB after the wasm
+  // boundary dropped serde's deserializers (it was 302.9 / 167.0); the guard is that plus about 3 %,
+  // so growth shows up here. Most of the gzipped size is the wasm module (94 KiB gzipped, see
+  // ARCHITECTURE.md for what it is made of).
+  assert.ok(raw < 291 * 1024, `single file is ${raw} bytes (guard: under 291 KiB)`);
+  assert.ok(gz < 157 * 1024, `single file is ${gz} bytes gzipped (guard: under 157 KiB)`);
 });
 
 test('single file from file:// with the network off computes the correction', async (t) => {

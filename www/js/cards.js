@@ -112,6 +112,10 @@ export class Cards {
     rich(e.doesText, does);
     rich(e.regime, regime);
     e.art.dataset.outside = String(outside);
+    // The list is rebuilt only when its text changes (a slider move often leaves it as it was).
+    const key = nums.join('\n');
+    if (e.numsKey === key) return;
+    e.numsKey = key;
     const lis = nums.map((t) => {
       const li = document.createElement('li');
       rich(li, t);

@@ -17,7 +17,14 @@ const GLUE_PATH = '../pkg/depthprod_wasm.js';
  * that says what went wrong and how the host author fixes it (see docs/EMBED.md).
  * A wasm served with the wrong MIME type still loads (from its bytes); `coreNotice()` says so.
  */
-export async function initCore() {
+export function initCore() {
+  // One load per page, whoever asks first (js/boot.js starts it before the page's modules arrive).
+  starting ??= loadCore();
+  return starting;
+}
+let starting = null;
+
+async function loadCore() {
   const violations = [];
   const onViolation = (e) => violations.push({ directive: e.effectiveDirective || e.violatedDirective || '', blocked: e.blockedURI || '' });
   document.addEventListener('securitypolicyviolation', onViolation);

@@ -31,7 +31,7 @@ const stats = { updates: 0, last: 0, times: [] };
 window.depthprodStats = stats;
 // For tests and outside checks: the ranges each plot last drew (read live: a plot redraws on resize too).
 Object.defineProperty(stats, 'axes', {
-  get: () => Object.fromEntries(Object.entries(plots).map(([k, p]) => [k, { yMin: p.yMin, yMax: p.yMax, xMin: p.xMin, xMax: p.xMax, xLog: p.xLog, message: p.message, drawn: p.cssW > 0 }])),
+  get: () => Object.fromEntries(Object.entries(plots).map(([k, p]) => [k, { yMin: p.yMin, yMax: p.yMax, xMin: p.xMin, xMax: p.xMax, xLog: p.xLog, message: p.message, drawn: p.cssW > 0, onScreen: p.onScreen }])),
 });
 
 const plots = {
@@ -39,6 +39,7 @@ const plots = {
     yLabel: 'log of the product',
     legend: document.getElementById('legend-main'),
     compactLegend: embedded,
+    offscreen: 'skip',
     marks: MODEL_DEPTHS.map((m) => ({ x: m.n, label: m.name })),
     // A drag picks a depth range (whole depths; the URL keeps it).
     onZoom: (from, to) => {
@@ -47,8 +48,8 @@ const plots = {
       schedule(true);
     },
   }),
-  remainder: new Plot(document.querySelector('[data-plot="remainder"]'), { yLabel: 'remainder', legend: document.getElementById('legend-remainder') }),
-  tail: new Plot(document.querySelector('[data-plot="tail"]'), { yLabel: 'tail bound', yLog: true, snapDecades: true, legend: document.getElementById('legend-tail') }),
+  remainder: new Plot(document.querySelector('[data-plot="remainder"]'), { yLabel: 'remainder', legend: document.getElementById('legend-remainder'), offscreen: 'skip' }),
+  tail: new Plot(document.querySelector('[data-plot="tail"]'), { yLabel: 'tail bound', yLog: true, snapDecades: true, legend: document.getElementById('legend-tail'), offscreen: 'skip' }),
 };
 const readouts = new Readouts(document.getElementById('readouts'));
 // "Use the fitted power law": one click from a measured list to the power law c · l^q the core fitted.
@@ -77,8 +78,11 @@ function setStatus(text, isError) {
   statusEl.classList.toggle('is-error', !!isError);
 }
 
-/** Applies a fragment (load, back/forward, hand-edited URL). */
-function applyFragment(hash) {
+/**
+ * Applies a fragment (load, back/forward, hand-edited URL). `now`: update at once instead of in
+ * the next animation frame (page load: nothing to coalesce, and the first number shows a frame sooner).
+ */
+function applyFragment(hash, { now = false } = {}) {
   const parsed = parseFragment(stripEmbed(hash)); // embed=1 is the layout's, not the state's
   state = parsed.state;
   const present = new URLSearchParams(String(hash).replace(/^#/, ''));
@@ -100,7 +104,8 @@ function applyFragment(hash) {
   inGesture = false;
   clearTimeout(replaceTimer);
   replaceTimer = 0;
-  schedule(false, false);
+  if (now) update(false, false);
+  else schedule(false, false);
 }
 
 let pendingWrite = false; // only user changes write the URL (never a load or back/forward)
@@ -226,6 +231,7 @@ function update(commit, write) {
     setStatus(`Unexpected problem: ${e && e.message ? e.message : String(e)}`, true);
   } finally {
     const dt = performance.now() - t0;
+    if (!stats.updates) stats.first = { start: t0, work: dt, phase: stats.phase, drawPhases: stats.drawPhases };
     stats.updates++;
     stats.last = dt;
     stats.times.push(dt);
@@ -292,10 +298,13 @@ function draw(res) {
   const noteEl = document.getElementById('remainder-note');
   if (noteEl) noteEl.textContent = res.remainder.length && notes.length ? `(${notes.join('; ')})` : '';
   plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' });
+  T.push(performance.now());
   cards.update(state, good, res);
   cards.setStale(stale);
+  T.push(performance.now());
   share?.set(state, good, res);
   access.set(state, good, res);
+  T.push(performance.now());
   proofs.update(state, good); // the cards' "Why" derivations
   T.push(performance.now());
   stats.drawPhases = T.slice(1).map((t, i) => +(t - T[i]).toFixed(2));
@@ -307,6 +316,7 @@ document.getElementById('zoom-reset')?.addEventListener('click', () => {
 });
 
 // ───────────── start ─────────────
+performance.mark('depthprod:modules-evaluated');
 initEmbed();
 state = parseFragment('').state;
 const controls = new Controls(state, onChange, onPreset);
@@ -338,8 +348,9 @@ window.addEventListener('unhandledrejection', (ev) => {
 });
 
 initCore().then((err) => {
+  performance.mark('depthprod:core-ready');
   if (err) setStatus(err, true);
-  applyFragment(location.hash);
+  applyFragment(location.hash, { now: true });
   rotation.update();
 });
 

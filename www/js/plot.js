@@ -2,6 +2,11 @@
 // curves and horizontal reference lines with enclosure bands, a DOM legend, and a crosshair with
 // hover readouts that works with mouse, touch and keyboard. It maps numbers to pixels; it computes
 // no mathematics of its own. The draw loop allocates nothing per point.
+//
+// Drawing less (issue 11): a plot made with { offscreen: 'skip' } paints nothing while it is off
+// screen (an IntersectionObserver paints it when it scrolls in; its axis ranges stay current for
+// readers of yMin/yMax); set() with the same inputs as the last paint paints nothing; a path gets
+// at most about two points per device pixel column; the crosshair lives on the overlay canvas.
 
 import { rich } from './rich.js';
 import { plain, depthLabel } from './format.js';
@@ -20,6 +25,7 @@ export function refreshTheme(source = document.documentElement) {
   const get = (name) => cs.getPropertyValue(name).trim();
   for (const key of ['bg', 'panel', 'ink', 'ink-2', 'ink-3', 'rule', 'grid', 'axis', 'plot-bg', 'font', 'mono', 'accent']) theme[key] = get(`--${key}`);
   theme.ready = true;
+  theme.version = (theme.version || 0) + 1; // a new palette repaints every plot
   colourCache.clear();
 }
 
@@ -49,6 +55,7 @@ export class Plot {
     this.overlay = wrap.querySelector('canvas.overlay');
     this.hoverBox = wrap.querySelector('.hover');
     this.ctx = this.canvas.getContext('2d');
+    this.screenCtx = this.ctx; // paintTo() swaps ctx for an export's; only this one is skipped
     this.octx = this.overlay ? this.overlay.getContext('2d') : null;
     this.xLog = opts.xLog ?? true;
     this.yLog = opts.yLog ?? false;
@@ -82,6 +89,19 @@ export class Plot {
     this.bindPointer();
     this.ro = new ResizeObserver(() => this.resize());
     this.ro.observe(this.canvas);
+    // Off-screen plots are not painted (opt-in: a host page's <depthprod-plot> always paints).
+    this.onScreen = true;
+    this.dirty = false;
+    this.painted = null; // the inputs of the last on-screen paint (see inputsKey)
+    if (opts.offscreen === 'skip' && typeof IntersectionObserver === 'function') {
+      this.io = new IntersectionObserver((entries) => {
+        const seen = entries[entries.length - 1].isIntersecting;
+        if (seen === this.onScreen) return;
+        this.onScreen = seen;
+        if (seen && this.dirty) this.draw();
+      }, { rootMargin: '200px 0px' });
+      this.io.observe(this.canvas);
+    }
   }
 
   /** data = { xMin, xMax, series, marker, message } */
@@ -186,12 +206,35 @@ export class Plot {
     return [lo - pad, hi + pad];
   }
 
+  /**
+   * What one on-screen paint depends on, compared element by element with the last paint's (the
+   * series' arrays by identity: series.js hands out the same cached array while its inputs hold).
+   */
+  inputsKey() {
+    const key = [this.cssW, this.cssH, this.dpr, this.xMin, this.xMax, this.xLog, this.yLog, this.marker, this.message, theme.version];
+    for (const s of this.series) key.push(s.key, s.label, s.color, s.ys, s.xs, s.hline, s.band?.[0], s.band?.[1], s.describes?.ys);
+    return key;
+  }
+
   // ───────────── drawing ─────────────
   draw() {
     if (!theme.ready) refreshTheme();
     const ctx = this.ctx;
     const { cssW: W, cssH: H, dpr } = this;
-    if (!W || !H) return;
+    if (ctx === this.screenCtx) {
+      if (!this.onScreen || !W || !H) {
+        // Not painted while off screen; the y range stays what a paint would use.
+        const yr = this.yRange();
+        [this.yMin, this.yMax] = yr || (this.yLog ? [1, 10] : [0, 1]);
+        this.dirty = true;
+        return;
+      }
+      const key = this.inputsKey();
+      const last = this.painted;
+      if (last && last.length === key.length && key.every((v, i) => Object.is(v, last[i]))) return;
+      this.painted = key;
+      this.dirty = false;
+    } else if (!W || !H) return;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, W, H);
     ctx.fillStyle = theme['plot-bg'];
@@ -341,6 +384,10 @@ export class Plot {
       const { xs, ys } = s;
       let pen = false;
       const n = Math.min(xs.length, ys.length);
+      // At most one vertex per half device pixel of x (1000 points on a plot ~800 px wide): a
+      // skipped point is still joined through by the next vertex drawn; the last one always draws.
+      const minStep = 0.5 / this.dpr;
+      let lastX = -Infinity;
       for (let i = describedFrom(s, n); i < n; i++) {
         const x = xs[i];
         const y = ys[i];
@@ -349,10 +396,12 @@ export class Plot {
           continue;
         }
         const X = this.px(x);
+        if (pen && X - lastX < minStep && i + 1 < n && Number.isFinite(ys[i + 1]) && !(this.yLog && ys[i + 1] <= 0)) continue;
         const Y = this.py(y);
         if (pen) ctx.lineTo(X, Y);
         else ctx.moveTo(X, Y);
         pen = true;
+        lastX = X;
       }
       if (s.points && n > 0) {
         // Also mark points when a curve has very few (small N).

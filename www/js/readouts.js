@@ -27,16 +27,16 @@ export class Readouts {
       let el = this.items.get(it.id);
       if (!el) el = this.create(it.id);
       rich(el.label, it.label);
-      el.num.textContent = it.num;
-      el.enc.textContent = it.enc ? ` ${it.enc}` : '';
-      el.approx.textContent = it.approx ? ` ${it.approx}` : '';
+      setText(el.num, it.num);
+      setText(el.enc, it.enc ? ` ${it.enc}` : '');
+      setText(el.approx, it.approx ? ` ${it.approx}` : '');
       rich(el.meaning, it.meaning || '');
       el.root.style.setProperty('--ro', `var(${it.color || '--rule'})`);
       el.root.classList.toggle('is-stale', !!it.stale || stale);
       el.val.dataset.stale = String(!!it.stale || stale);
       el.more.hidden = !it.more;
       if (it.more) {
-        el.moreSummary.textContent = it.more.summary;
+        setText(el.moreSummary, it.more.summary);
         rich(el.moreBody, it.more.text);
       }
       // Keep DOM order equal to list order.
@@ -236,4 +236,9 @@ function meaningFor(f, ev) {
   if (ev.divergent) return `diverges like ${termsText(ev.divergent.terms)} + C`;
   if (ev.limit) return 'converges: increases to the limit below';
   return f === 'harmonic' ? 'independent of σ' : 'finite depth of a measured list';
+}
+
+/** Sets text only when it differs: an unchanged readout costs the browser no new layout. */
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
 }

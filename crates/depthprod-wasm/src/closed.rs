@@ -1,7 +1,7 @@
 //! Closed forms and the rotation example: argument translation only.
 
-use crate::{depth_from_js, from_js, js_to_error, to_js};
-use depthprod::{ClosedFormsInput, Error};
+use crate::{depth_from_js, input, js_to_error, to_js};
+use depthprod::Error;
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -17,7 +17,7 @@ pub fn closed_forms(request: JsValue) -> Result<JsValue, JsError> {
     } else {
         JsValue::UNDEFINED
     };
-    let mut input: ClosedFormsInput = from_js(request, "closed-form request")?;
+    let mut input = input::closed_forms_input(&request)?;
     input.n = if n.is_undefined() || n.is_null() {
         None
     } else {

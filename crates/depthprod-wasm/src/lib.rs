@@ -1,6 +1,7 @@
 //! # depthprod-wasm: the browser's door to the `depthprod` core
 //!
-//! A thin translation layer and nothing else: JavaScript values in (through serde-wasm-bindgen),
+//! A thin translation layer and nothing else: JavaScript values in (read field by field, see
+//! `input.rs`),
 //! core calls, plain JavaScript objects or `Float64Array`s out. No mathematics lives here. Every
 //! core [`depthprod::Error`] becomes a thrown JavaScript `Error` whose message is the core's
 //! `Display` string, so the page can show it verbatim next to the control that caused it.
@@ -49,15 +50,14 @@
 //! resolvable in double precision). `evaluate` likewise lists every missing quantity in
 //! `unresolved: [{quantity, reason}]` (`quantity` names the `null` field: `'constant'`, `'limit'`).
 
-use depthprod::{
-    CurveKind, Depth, Error, Family, Number, Params, ParamsInput, Plan, Variance, VarianceInput,
-};
-use js_sys::{Array, Float64Array, Reflect};
-use serde::{Deserialize, Serialize};
+use depthprod::{CurveKind, Depth, Error, Params, ParamsInput, Plan};
+use js_sys::Reflect;
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 mod closed;
 mod fit;
+mod input;
 
 pub use closed::{closed_forms, rotation};
 pub use fit::fit_power_law;
@@ -180,14 +180,6 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError
     })
 }
 
-/// Deserializes part of a request, naming it in the error.
-pub(crate) fn from_js<T: for<'de> Deserialize<'de>>(
-    value: JsValue,
-    what: &str,
-) -> Result<T, JsError> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| JsError::new(&format!("invalid {what}: {e}")))
-}
-
 /// `object[name]`, refusing non-objects with a clear message.
 pub(crate) fn field(object: &JsValue, name: &str) -> Result<JsValue, JsError> {
     if !object.is_object() {
@@ -208,37 +200,17 @@ pub(crate) fn js_to_error(value: JsValue) -> JsError {
     JsError::new(&message)
 }
 
-/// The request's top-level fields other than the variance model.
-#[derive(Deserialize)]
-struct ParamsShell {
-    family: Family,
-    a: f64,
-    b: f64,
-}
-
-/// The same, each number a JS number or the decimal string the user typed.
-#[derive(Deserialize)]
-struct InputShell {
-    family: Family,
-    a: Number,
-    b: Number,
-}
-
 /// `{family, a, b, variance}` into the core's `ParamsInput` (numbers or decimal strings; power
 /// variance by `q` or by `eps`). Public (not exported to JavaScript) for the tests.
 #[doc(hidden)]
 pub fn input_from_js(value: &JsValue) -> Result<ParamsInput, JsError> {
     let variance = field(value, "variance")?;
-    let InputShell { family, a, b } = from_js(value.clone(), "parameters")?;
-    let variance = match variance_from_js(variance.clone()) {
-        Ok(Variance::Measured { values }) => VarianceInput::Measured { values },
-        _ => from_js(variance, "variance model")?,
-    };
+    let (family, a, b) = input::shell(value)?;
     Ok(ParamsInput {
         family,
         a,
         b,
-        variance,
+        variance: input::variance_input(&variance)?,
     })
 }
 
@@ -247,40 +219,13 @@ pub fn input_from_js(value: &JsValue) -> Result<ParamsInput, JsError> {
 #[doc(hidden)]
 pub fn params_from_js(value: &JsValue) -> Result<Params, JsError> {
     let variance = field(value, "variance")?;
-    let ParamsShell { family, a, b } = from_js(value.clone(), "parameters")?;
-    let variance = variance_from_js(variance)?;
+    let (family, a, b) = input::double_shell(value)?;
     Ok(Params {
         family,
         a,
         b,
-        variance,
+        variance: input::variance(&variance)?,
     })
-}
-
-fn variance_from_js(value: JsValue) -> Result<Variance, JsError> {
-    if value.is_object() {
-        let kind = Reflect::get(&value, &JsValue::from_str("kind")).map_err(js_to_error)?;
-        if kind.as_string().as_deref() == Some("measured") {
-            // Fast path: a Float64Array (what `parseList` returns) is copied in one go; the
-            // generic route below would cross the JS boundary once per entry, or refuse it.
-            let values = Reflect::get(&value, &JsValue::from_str("values")).map_err(js_to_error)?;
-            if let Some(array) = values.dyn_ref::<Float64Array>() {
-                return Ok(Variance::Measured {
-                    values: array.to_vec(),
-                });
-            }
-            if !Array::is_array(&values) {
-                return Err(Error::InvalidList {
-                    reason: "`values` must be an array or a Float64Array of numbers".into(),
-                }
-                .into());
-            }
-            return Ok(Variance::Measured {
-                values: from_js(values, "measured variance list")?,
-            });
-        }
-    }
-    from_js(value, "variance model")
 }
 
 /// A depth from JavaScript: a number (`Infinity` for the limit) or a string the core parses.

@@ -110,6 +110,65 @@ fn malformed_requests_are_refused_with_a_message() {
     assert!(msg.contains("expected an object"), "{msg}");
 }
 
+/// The field-by-field reading (no serde, issue 11) names the part of the request and the field,
+/// for both the number-or-string requests (`Product`, `closedForms`) and the double-only one.
+#[wasm_bindgen_test]
+fn field_reads_name_the_part_and_the_field() {
+    let refused = |json: &str| match api::input_from_js(&js(json)) {
+        Ok(input) => panic!("{json} was accepted as {input:?}"),
+        Err(e) => thrown_message(e),
+    };
+    let msg = refused(r#"{"family":"scaled","a":1,"b":1,"variance":{"kind":"power","q":1}}"#);
+    assert_eq!(msg, "invalid variance model: missing field `c`");
+    let msg =
+        refused(r#"{"family":"scaled","a":true,"b":1,"variance":{"kind":"power","c":1,"q":1}}"#);
+    assert_eq!(
+        msg,
+        "invalid parameters: `a` must be a number or a decimal string"
+    );
+    let msg = refused(r#"{"family":"scaled","a":1,"b":1,"variance":{"kind":"cubic","c":1}}"#);
+    assert!(
+        msg.starts_with("invalid variance model: unknown kind \"cubic\""),
+        "{msg}"
+    );
+    let msg = refused(r#"{"family":"scaled","a":1,"b":1,"variance":"power"}"#);
+    assert!(
+        msg.starts_with("invalid variance model: expected an object"),
+        "{msg}"
+    );
+    let msg = refused(r#"{"family":3,"a":1,"b":1,"variance":{"kind":"power","c":1,"q":1}}"#);
+    assert!(msg.contains("`family` must be a string"), "{msg}");
+    let msg = refused(
+        r#"{"family":"harmonic","a":1,"b":1,"variance":{"kind":"measured","values":[1,"x"]}}"#,
+    );
+    assert!(msg.contains("entry 2 of `values` is not a number"), "{msg}");
+    // Decimal strings arrive as text, numbers as doubles, null as absent.
+    let input = api::input_from_js(&js(
+        r#"{"family":"scaled","a":"0.4","b":1,"variance":{"kind":"power","c":"1e-3","q":null,"eps":"0.5"}}"#,
+    ))
+    .unwrap();
+    assert_eq!(input.a, depthprod::Number::Text("0.4".into()));
+    assert_eq!(input.b, depthprod::Number::Double(1.0));
+    assert_eq!(
+        input.variance,
+        depthprod::VarianceInput::Power {
+            c: depthprod::Number::Text("1e-3".into()),
+            q: None,
+            eps: Some(depthprod::Number::Text("0.5".into())),
+        }
+    );
+    // The double-only reading refuses text where serde refused it.
+    let msg = thrown_message(
+        api::params_from_js(&js(
+            r#"{"family":"scaled","a":"1","b":1,"variance":{"kind":"power","c":1,"q":1}}"#,
+        ))
+        .unwrap_err(),
+    );
+    assert_eq!(msg, "invalid parameters: `a` must be a number");
+    let msg = thrown_message(api::closed_forms(js(r#"{"a":1}"#)).unwrap_err());
+    assert_eq!(msg, "invalid closed-form request: missing field `b`");
+}
+
 #[wasm_bindgen_test]
 fn core_errors_become_js_errors_with_the_core_message() {
     let expected = Params::power(Family::Scaled, -1.0, 1.0, 1.0, 1.0)
