@@ -4,8 +4,10 @@
 // exactly; bad dimensions and bad files get messages; axe finds nothing; the explorer itself does
 // not load the lab. The harness fails every test on a request that leaves the origin.
 //
-// The CLI is the debug binary `cargo test --workspace` (npm test) has built; `cargo build -p
-// depthprod-cli` is run first so that a lone `node --test tests/e2e/lab.test.mjs` works too.
+// The CLI is the binary `cargo test --workspace` (npm test) has built (test profile). The same
+// `cargo test --workspace --no-run` is run first: a no-op after npm test's Rust tests (a different
+// cargo command would unify features or profiles differently and rebuild faer for minutes), and a
+// build when this file is run alone.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -26,8 +28,8 @@ const smallHash = (norms, extra = '') => `#norms=${norms.join(',')}&d=${SMALL.d}
 let cliPath = null;
 function cli(args) {
   if (!cliPath) {
-    const r = spawnSync('cargo', ['build', '-q', '-p', 'depthprod-cli'], { cwd: REPO, stdio: 'inherit' });
-    assert.equal(r.status, 0, 'cargo build -p depthprod-cli failed');
+    const r = spawnSync('cargo', ['test', '-q', '--workspace', '--no-run'], { cwd: REPO, stdio: 'inherit' });
+    assert.equal(r.status, 0, 'cargo test --workspace --no-run failed');
     const meta = JSON.parse(execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 }));
     cliPath = `${meta.target_directory}/debug/depthprod`;
   }
