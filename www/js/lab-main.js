@@ -192,15 +192,18 @@ function drawStep() {
   }
 }
 
+// Placements run side by side (lab-client.js): each one's share of the bar and its own stage line.
+let progressOf = {};
+let stageOf = {};
+
 const client = new LabClient({
   progress(msg) {
     const [a, b] = STAGES[msg.stage] ?? [0, 1];
     const within = msg.total ? msg.done / msg.total : 0;
-    progressEl.value = (msg.index + a + (b - a) * within) / msg.count;
-    progressEl.setAttribute('aria-valuenow', String(progressEl.value));
+    progressOf[msg.norm] = a + (b - a) * within;
     const layer = msg.stage === 'forward' || msg.stage === 'gradients' ? '' : `, layer ${msg.done} of ${msg.total}`;
-    stageEl.textContent = `${NORM_NAMES[msg.norm]} (${msg.index + 1} of ${msg.count}): ${msg.stage}${layer}`;
-    setStatus(`Running… ${stageEl.textContent}`);
+    stageOf[msg.norm] = `${NORM_NAMES[msg.norm]} (${msg.index + 1} of ${msg.count}): ${msg.stage}${layer}`;
+    showProgress(msg.count);
   },
   partial(msg) {
     // An update carries only the fields just measured: merge it into its layer's row.
@@ -227,9 +230,15 @@ const client = new LabClient({
       if (r.ok) fit = r.value;
     }
     runs[msg.norm] = { layers: report.layers, totalLayers: report.layers.length, fit, angular: report.angular_distance, report };
+    progressOf[msg.norm] = 1;
+    delete stageOf[msg.norm];
+    showProgress(Object.keys(runs).length);
     renderTable(tablesEl, msg.norm, report.layers);
-    summaryEl.querySelector('ul')?.append(summaryItem(msg.norm, report));
-    if (Object.values(runs).filter((r) => r.report).length === 1) setHandoff(report);
+    // Placements finish in any order: the summary and the hand-off follow the order chosen.
+    const ul = summaryEl.querySelector('ul');
+    ul?.replaceChildren(...Object.keys(runs).filter((n) => runs[n].report).map((n) => summaryItem(n, runs[n].report)));
+    const first = Object.keys(runs).find((n) => runs[n].report);
+    if (first === msg.norm) setHandoff(report);
     scheduleDraw();
   },
   error(msg) {
@@ -253,6 +262,14 @@ const client = new LabClient({
     document.body.dataset.labState = 'cancelled';
   },
 });
+
+function showProgress(count) {
+  const total = Object.values(progressOf).reduce((sum, f) => sum + f, 0);
+  progressEl.value = count ? total / count : 0;
+  progressEl.setAttribute('aria-valuenow', String(progressEl.value));
+  stageEl.textContent = Object.values(stageOf).join(' · ');
+  if (stageEl.textContent) setStatus(`Running… ${stageEl.textContent}`);
+}
 
 function setHandoff(report) {
   const list = report.layers.map((l) => String(l.variance)).join(',');
@@ -281,6 +298,8 @@ function run() {
   handoff.setAttribute('aria-disabled', 'true');
   progressEl.value = 0;
   progressEl.setAttribute('aria-valuenow', '0');
+  progressOf = {};
+  stageOf = {};
   scheduleDraw();
   startedAt = performance.now();
   running(true);

@@ -2,7 +2,7 @@
 // beside each plot. Every number is one the lab reported (crates/depthlab through the worker),
 // printed, never computed here; DOM text only (no markup is parsed).
 
-import { NORM_NAMES } from './lab-state.js';
+import { NORMS, NORM_NAMES } from './lab-state.js';
 import { plain } from './format.js';
 import { rich } from './rich.js';
 
@@ -44,7 +44,9 @@ export function renderTable(box, norm, layers, { partial = false } = {}) {
     table.append(thead, el('tbody'));
     scroller.append(table);
     wrap.append(scroller);
-    box.append(wrap);
+    // Placements may finish in any order (they run side by side): tables keep the page's order.
+    const later = [...box.querySelectorAll('[data-norm-table]')].find((w) => NORMS.indexOf(w.dataset.normTable) > NORMS.indexOf(norm));
+    box.insertBefore(wrap, later ?? null);
   }
   const table = wrap.querySelector('table');
   table.dataset.complete = partial ? 'false' : 'true';
