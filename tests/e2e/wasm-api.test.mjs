@@ -15,24 +15,24 @@ test('exports exactly the documented API', () => {
   // default/initSync are wasm-bindgen's loaders; start (the panic hook, run by init) is exported
   // by wasm-bindgen whatever its visibility, and is harmless to call again.
   const names = Object.keys(api).filter((k) => !['default', 'initSync', 'start'].includes(k)).sort();
-  assert.deepEqual(names, ['Product', 'closedForms', 'curve', 'depthGrid', 'evaluate', 'fitPowerLaw', 'parseList', 'rotation', 'version'].sort());
+  assert.deepEqual(names, ['Plan', 'closedForms', 'curve', 'depthGrid', 'evaluate', 'fitPowerLaw', 'parseList', 'rotation', 'version'].sort());
   assert.match(api.version(), /^\d+\.\d+\.\d+/);
 });
 
-test('a prepared Product answers like the free functions and frees cleanly', () => {
-  const product = new api.Product(scaled);
+test('a prepared Plan answers like the free functions and frees cleanly', () => {
+  const product = new api.Plan(scaled);
   const ns = new Float64Array([1, 10, 1e6, 1e18]);
   assert.deepEqual([...product.curve('log-product', ns)], [...api.curve(scaled, 'log-product', ns)]);
   assert.equal(product.evaluate(1e6).log_product.value, api.evaluate({ ...scaled, n: 1e6 }).log_product.value);
   assert.equal(product.maxDepth(), 1e18);
   assert.throws(() => product.curve('slope', ns), /unknown curve kind "slope"/);
   product.free();
-  assert.throws(() => new api.Product({ ...scaled, a: -1 }), /A = -1 is outside/);
+  assert.throws(() => new api.Plan({ ...scaled, a: -1 }), /A = -1 is outside/);
 });
 
 test('parameters as decimal strings, q by eps, growth classes and reasons', () => {
   // a typed q = 0.4 is 2/5 exactly: k p = 1 at k = 5, a log N term, and C is certified
-  const typed = new api.Product({ family: 'unscaled', a: '1', b: '1', variance: { kind: 'power', c: '1', q: '0.4' } });
+  const typed = new api.Plan({ family: 'unscaled', a: '1', b: '1', variance: { kind: 'power', c: '1', q: '0.4' } });
   const g = typed.growth();
   assert.equal(g.class, 'stretched-exponential');
   assert.ok(g.exponent.lo <= 0.8 && 0.8 <= g.exponent.hi && g.exponent.hi - g.exponent.lo < 1e-15, JSON.stringify(g));
@@ -41,24 +41,24 @@ test('parameters as decimal strings, q by eps, growth classes and reasons', () =
   assert.ok(g.constant.hi - g.constant.lo < 1e-10, JSON.stringify(g));
   typed.free();
   // eps: q = 2 - eps exactly; the scaled family converges
-  const byEps = new api.Product({ family: 'scaled', a: 1, b: 1, variance: { kind: 'power', c: 1, eps: '1' } });
+  const byEps = new api.Plan({ family: 'scaled', a: 1, b: 1, variance: { kind: 'power', c: 1, eps: '1' } });
   assert.equal(byEps.growth().class, 'convergent');
   assert.equal(byEps.evaluate(1e6).log_product.value, api.evaluate({ ...scaled, n: 1e6 }).log_product.value);
   byEps.free();
-  const harmonic = new api.Product({ family: 'harmonic', a: 2, b: 1, variance: { kind: 'power', c: 1, q: 1 } });
+  const harmonic = new api.Plan({ family: 'harmonic', a: 2, b: 1, variance: { kind: 'power', c: 1, q: 1 } });
   const h = harmonic.growth();
   assert.equal(h.class, 'power');
   assert.ok(h.exponent.lo <= 2 && 2 <= h.exponent.hi, JSON.stringify(h));
   harmonic.free();
-  const list = new api.Product({ family: 'unscaled', a: 1, b: 1, variance: { kind: 'measured', values: [1, 2, 3] } });
+  const list = new api.Plan({ family: 'unscaled', a: 1, b: 1, variance: { kind: 'measured', values: [1, 2, 3] } });
   assert.equal(list.growth().class, 'finite-list');
   list.free();
   // what cannot be resolved says why, next to the missing number
   const hard = api.evaluate({ family: 'sqrt-scaled', a: 1, b: 1, variance: { kind: 'power', c: 1, q: '1.0000000000000002' }, n: Infinity });
   assert.ok(hard.divergent === null, JSON.stringify(hard));
   assert.ok(hard.log_product !== null || hard.unresolved.some((u) => u.quantity === 'limit' && u.reason.length > 20), JSON.stringify(hard));
-  assert.throws(() => new api.Product({ ...scaled, a: 'one' }), /A = "one" is not a number/);
-  assert.throws(() => new api.Product({ ...scaled, a: '5e-324' }), /A = 5e-324 is nonzero but below 1e-100/);
+  assert.throws(() => new api.Plan({ ...scaled, a: 'one' }), /A = "one" is not a number/);
+  assert.throws(() => new api.Plan({ ...scaled, a: '5e-324' }), /A = 5e-324 is nonzero but below 1e-100/);
 });
 
 test('errors are thrown as Error objects carrying the core message', () => {

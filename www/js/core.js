@@ -161,14 +161,14 @@ export const has = (name) => !!wasm && typeof wasm[name] === 'function';
 export const evaluate = (params) => call('evaluate', params);
 
 /**
- * A prepared product (`new Product(params)` in wasm): validation and preparation happen once, then
+ * A prepared product (`new Plan(params)` in wasm, named like the core's `Plan`): validation and preparation happen once, then
  * `evaluateAt(n)` and `curveOf(kind, ns)` reuse them. Returns { ok, value } like every call here;
  * the caller frees it (`value.free()`) when it is evicted.
  */
 export function product(params) {
   if (!wasm) return { ok: false, error: initError || 'the WebAssembly core is still loading' };
   try {
-    return { ok: true, value: new wasm.Product(params) };
+    return { ok: true, value: new wasm.Plan(params) };
   } catch (e) {
     return { ok: false, error: messageOf(e) };
   }

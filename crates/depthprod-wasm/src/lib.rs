@@ -16,7 +16,7 @@
 //! | `parseList(text)` | string | `Float64Array` of variances |
 //! | `closedForms({a, b, c, q or eps, lambda, n})` | numbers or decimal strings (all but `a`, `b` optional) | `{zeta_bound, eq65: {eps, exponent_at_n, limit}, exponential_bound, unresolved}`, every number an enclosure `{value, lo, hi}`, `null` where it does not apply |
 //! | `rotation(theta, r, n)` | numbers | `{angle, matrix: [m00, m01, m10, m11], norm}` |
-//! | `new Product(params)` | params without `n` | a prepared product: `.evaluate(n)`, `.curve(kind, ns)`, `.growth()`, `.maxDepth()`, `.free()` |
+//! | `new Plan(params)` | params without `n` | a prepared product: `.evaluate(n)`, `.curve(kind, ns)`, `.growth()`, `.maxDepth()`, `.free()` |
 //! | `product.growth()` | | `{class, exponent, coefficient, log_coefficient, constant, reason}` (below) |
 //! | `version()` | | the crate version |
 //!
@@ -50,7 +50,7 @@
 //! resolvable in double precision). `evaluate` likewise lists every missing quantity in
 //! `unresolved: [{quantity, reason}]` (`quantity` names the `null` field: `'constant'`, `'limit'`).
 
-use depthprod::{CurveKind, Depth, Error, Params, ParamsInput, Plan};
+use depthprod::{CurveKind, Depth, Error, Params, ParamsInput};
 use js_sys::Reflect;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -83,33 +83,34 @@ pub fn version() -> String {
 /// `n` is a number (`null` for N = infinity).
 #[wasm_bindgen]
 pub fn evaluate(request: JsValue) -> Result<JsValue, JsError> {
-    Product::new(&request)?.evaluate(&field(&request, "n")?)
+    Plan::new(&request)?.evaluate(&field(&request, "n")?)
 }
 
 /// `curve(params, kind, ns)`: the curve's central value at each depth of `ns` (integers in
 /// 1..=1e18), as a `Float64Array` of the same length. `kind` is any curve kind the core parses.
 #[wasm_bindgen]
 pub fn curve(params: JsValue, kind: &str, ns: &[f64]) -> Result<Vec<f64>, JsError> {
-    Product::new(&params)?.curve(kind, ns)
+    Plan::new(&params)?.curve(kind, ns)
 }
 
-/// A prepared product, for callers that ask several questions of one parameter set (the page,
-/// once per animation frame): `new Product(params)` validates and prepares once, then
+/// A prepared product, the wasm face of the core's [`depthprod::Plan`] and named like it, for
+/// callers that ask several questions of one parameter set (the page, once per animation frame):
+/// `new Plan(params)` validates and prepares once, then
 /// `evaluate(n)` and `curve(kind, ns)` reuse that preparation. Call `free()` when done.
 #[wasm_bindgen]
 #[derive(Debug)]
-pub struct Product {
-    plan: Plan,
+pub struct Plan {
+    plan: depthprod::Plan,
 }
 
 #[wasm_bindgen]
-impl Product {
-    /// `new Product({family, a, b, variance})`; throws the core's message on bad parameters.
+impl Plan {
+    /// `new Plan({family, a, b, variance})`; throws the core's message on bad parameters.
     #[wasm_bindgen(constructor)]
-    pub fn new(params: &JsValue) -> Result<Product, JsError> {
+    pub fn new(params: &JsValue) -> Result<Plan, JsError> {
         let input = input_from_js(params)?;
-        Ok(Product {
-            plan: Plan::from_input(&input)?,
+        Ok(Plan {
+            plan: depthprod::Plan::from_input(&input)?,
         })
     }
 

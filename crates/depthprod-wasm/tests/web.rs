@@ -111,7 +111,7 @@ fn malformed_requests_are_refused_with_a_message() {
 }
 
 /// The field-by-field reading (no serde, issue 11) names the part of the request and the field,
-/// for both the number-or-string requests (`Product`, `closedForms`) and the double-only one.
+/// for both the number-or-string requests (`Plan`, `closedForms`) and the double-only one.
 #[wasm_bindgen_test]
 fn field_reads_name_the_part_and_the_field() {
     let refused = |json: &str| match api::input_from_js(&js(json)) {
@@ -430,7 +430,7 @@ fn rotation_passes_through_the_core_values() {
 #[wasm_bindgen_test]
 fn a_prepared_product_answers_like_the_free_functions() {
     let params = js(&format!("{SCALED}}}"));
-    let product = api::Product::new(&params).unwrap();
+    let product = api::Plan::new(&params).unwrap();
     let ns = [1.0, 10.0, 1e6, 1e18];
     assert_eq!(
         product.curve("log-product", &ns).unwrap(),
@@ -446,11 +446,11 @@ fn a_prepared_product_answers_like_the_free_functions() {
     assert_eq!(product.max_depth(), 1e18);
     let message = thrown_message(product.curve("bogus", &ns).unwrap_err());
     assert!(message.contains("unknown curve kind"), "{message}");
-    let bad = api::Product::new(&js(
+    let bad = api::Plan::new(&js(
         r#"{"family":"scaled","a":-1,"b":1,"variance":{"kind":"power","c":1,"q":1}}"#,
     ));
     assert!(thrown_message(bad.unwrap_err()).starts_with("A = -1"));
-    let list = api::Product::new(&js(
+    let list = api::Plan::new(&js(
         r#"{"family":"unscaled","a":1,"b":1,"variance":{"kind":"measured","values":[1,2,3]}}"#,
     ))
     .unwrap();
