@@ -222,12 +222,17 @@ impl DirectPlan {
     }
 
     pub(super) fn tail(&self, n: u64) -> Option<Bounds> {
+        self.tail_from(n, None)
+    }
+
+    /// [`DirectPlan::tail`], continuing from `cursor` when that is shorter (curves).
+    pub(super) fn tail_from(&self, n: u64, cursor: Option<&mut Cursor>) -> Option<Bounds> {
         let t = self.tail?;
         let shape = self.exp_shape?;
         if n < self.len_u64() {
             let (total, te) = (self.last.value(), self.last.error());
             // exponential variance only (a list has no tail): no list to read
-            let (part, pe) = self.sum(n, &[]);
+            let (part, pe) = self.sum_from(n, &[], cursor);
             let d = total - part;
             let e = te + pe + U * d;
             Some(Bounds {
@@ -393,6 +398,7 @@ mod tests {
             let dense = dense_exponential(a, b, c, lambda, extra, plan.len);
             assert!(plan.len > 1, "lambda {lambda}: {} terms", plan.len);
             let (total, te) = dense[plan.len];
+            let mut cursor = Cursor::default();
             for (n, &want) in dense.iter().enumerate() {
                 let what = format!("lambda {lambda}, extra {extra}, n = {n} of {}", plan.len);
                 same(plan.sum(n as u64, &[]), want, &what);
@@ -405,6 +411,13 @@ mod tests {
                     assert_eq!(
                         t.hi.to_bits(),
                         up(d + e + plan.tail.unwrap()).to_bits(),
+                        "{what}"
+                    );
+                    // and through a curve's cursor, which here always continues from n - 1
+                    let c = plan.tail_from(n as u64, Some(&mut cursor)).unwrap();
+                    assert_eq!(
+                        (c.lo.to_bits(), c.hi.to_bits()),
+                        (t.lo.to_bits(), t.hi.to_bits()),
                         "{what}"
                     );
                 }

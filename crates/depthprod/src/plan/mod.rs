@@ -437,7 +437,7 @@ impl Plan {
                 (Engine::Direct(d), CurveKind::LogProduct) => {
                     d.sum_from(n, self.list(), Some(&mut cursor)).0
                 }
-                (Engine::Direct(d), _) => d.tail(n).map_or(0.0, |t| t.hi),
+                (Engine::Direct(d), _) => d.tail_from(n, Some(&mut cursor)).map_or(0.0, |t| t.hi),
             };
         }
         Ok(())
