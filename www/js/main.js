@@ -3,7 +3,7 @@
 
 import * as core from './core.js';
 import { initCore, coreNotice, coreReady } from './core.js';
-import { parseFragment, serialize, validate, initialGood, FIELDS } from './state.js';
+import { parseFragment, serialize, validate, initialGood, parsedList, listFitsLink, LINK_LIST_MAX, FIELDS } from './state.js';
 import { Controls } from './controls.js';
 import { Plot, refreshTheme } from './plot.js';
 import { compute } from './series.js';
@@ -88,7 +88,7 @@ function applyFragment(hash, { now = false } = {}) {
   const present = new URLSearchParams(String(hash).replace(/^#/, ''));
   if (state.variance === 'list' && !present.has('n')) {
     // A link with a list but no depth shows the list's full depth, as pasting it does.
-    const r = core.parseList(state.text.list);
+    const r = parsedList(state.text.list);
     if (r.ok) state.text.n = String(r.value.length);
   }
   good = initialGood();
@@ -128,7 +128,7 @@ function onChange({ kind, field }) {
   if (kind === 'commit') fragmentMessages = [];
   if ((field === 'variance' || field === 'list') && state.variance === 'list') {
     // N follows the list: a new or edited list shows its full depth (the reader can then lower N).
-    const r = core.parseList(state.text.list);
+    const r = parsedList(state.text.list);
     if (r.ok) {
       state.text.n = String(r.value.length);
       controls.render(state);
@@ -199,7 +199,8 @@ function update(commit, write) {
     controls.showErrors(errors, fragmentMessages);
     if (state.variance === 'list') {
       listPanel.set(good.list);
-      controls.setListInfo(good.list ? `${good.list.length} values: N follows the list (N = ${good.list.length}; any N from 1 to ${good.list.length} can be typed). In the correction’s convention N = L − 1, so a model with L layers gives L − 1 values.` : '');
+      const linkNote = good.list && !listFitsLink(good.listText) ? ` This list is too long for the page’s link (over ${LINK_LIST_MAX.toLocaleString('en-US')} characters): the link keeps every other setting and says that the list must be pasted again.` : '';
+      controls.setListInfo(good.list ? `${good.list.length} values: N follows the list (N = ${good.list.length}; any N from 1 to ${good.list.length} can be typed). In the correction’s convention N = L − 1, so a model with L layers gives L − 1 values.${linkNote}` : '');
     }
     if (v.coreDown) {
       setStatus(`The core cannot evaluate yet: ${v.coreDown}`, true);

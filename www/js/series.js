@@ -22,7 +22,7 @@ export const FAMILY_STYLE = {
 const products = new Map();
 const PRODUCTS_MAX = 16;
 function productFor(params) {
-  const key = JSON.stringify(params);
+  const key = productKey(params);
   let entry = products.get(key);
   if (!entry) {
     const r = core.product(params);
@@ -35,6 +35,19 @@ function productFor(params) {
     products.set(key, entry);
   }
   return entry;
+}
+
+// The cache key of a parameter set. A measured list (the core's Float64Array, up to 10⁶ values)
+// stands in by identity: it is the same object for as long as its text is unchanged (state.js), and
+// writing out its values would cost more than the whole evaluation.
+const listIds = new WeakMap();
+let nextListId = 0;
+function productKey(params) {
+  return JSON.stringify(params, (_, v) => {
+    if (!(v instanceof Float64Array)) return v; // a plain Array is written out (it could be edited in place)
+    if (!listIds.has(v)) listIds.set(v, ++nextListId);
+    return `list#${listIds.get(v)}`;
+  });
 }
 
 // Curves depend on (params, kind, grid); memoised per product.

@@ -69,6 +69,15 @@ const KNOWN_KEYS = new Set(['a', 'b', 'c', 'q', 'eps', 'n', 'families', 'varianc
 /** `scaled.eps=0.5`, `unscaled.q=1`, `scaled.c=2`: a family's own power law. */
 const OWN_KEY = /^(unscaled|scaled|harmonic|sqrt-scaled)\.(c|q|eps)$/;
 const MAX_FRAGMENT = 200_000;
+/**
+ * A measured list longer than this (characters, as the link would write it) is not written into
+ * the link: the link says so in words instead (`list=too-long-for-a-link`). Lists of up to 10⁶
+ * values are accepted (about 18 MB of text), far beyond what a fragment can carry (it is read up
+ * to MAX_FRAGMENT characters), and rewriting megabytes into the URL on every slider move froze the page.
+ */
+export const LINK_LIST_MAX = 150_000;
+/** What a link says in place of a list too long for it. */
+export const LIST_NOT_IN_LINK = 'too-long-for-a-link';
 
 /**
  * Parses `#families=...&a=...`. Returns { state, problems } where problems are [{key, message}] for
@@ -137,6 +146,13 @@ export function parseFragment(hash) {
       }
       case 'why': // which card's "Why" to open: read by proofs.js, not part of the state
         break;
+      case 'list':
+        if (value === LIST_NOT_IN_LINK) {
+          problems.push({ key: 'list', message: `this link was made from a measured list too long to carry in a link (over ${LINK_LIST_MAX.toLocaleString('en-US')} characters): paste the list into the measured-list box` });
+        } else {
+          state.text.list = value;
+        }
+        break;
       case 'eps':
         state.lns = true;
         state.text.eps = value;
@@ -161,6 +177,23 @@ function enc(v) {
   return encodeURIComponent(v).replace(/%2C/gi, ',');
 }
 
+/**
+ * The list as the link writes it (compacted, encoded), or LIST_NOT_IN_LINK above LINK_LIST_MAX
+ * characters. Remembered for the last text: serialize runs on every update.
+ */
+function listInLink(text) {
+  if (lastListInLink.text !== text) {
+    // a text far over the limit is not compacted at all (it cannot shrink below the limit)
+    const part = text.length > 8 * LINK_LIST_MAX ? null : enc(text.replace(/\s*\n\s*/g, ',').replace(/\s+/g, ''));
+    lastListInLink = { text, part: part !== null && part.length <= LINK_LIST_MAX ? part : LIST_NOT_IN_LINK };
+  }
+  return lastListInLink.part;
+}
+let lastListInLink = { text: '', part: '' };
+
+/** Whether the link can carry this list text (see LINK_LIST_MAX). */
+export const listFitsLink = (text) => listInLink(text) !== LIST_NOT_IN_LINK;
+
 /** The fragment for a (good) state, e.g. `#families=unscaled,scaled&a=1&b=1&c=1&q=1&n=1e6`. */
 export function serialize(good, state) {
   // The decimals as typed (the core's exact-decimal semantics), or the shortest form of the value.
@@ -181,7 +214,7 @@ export function serialize(good, state) {
   }
   parts.push(`n=${enc(depthToken(good.n))}`);
   if (state.variance !== 'power') parts.push(`variance=${state.variance}`);
-  if (state.variance === 'list') parts.push(`list=${enc(good.listText.replace(/\s*\n\s*/g, ',').replace(/\s+/g, ''))}`);
+  if (state.variance === 'list') parts.push(`list=${listInLink(good.listText)}`);
   if (!state.logy) parts.push('logy=0');
   if (state.linx) parts.push('linx=1');
   if (state.zoom) parts.push(`zoom=${state.zoom.map((x) => enc(depthToken(x))).join(',')}`);
@@ -309,9 +342,11 @@ export function validate(state, prevGood) {
   good.raw = raw;
 
   if (state.variance === 'list') {
-    const r = memo('list', t.list, () => core.parseList(t.list));
+    const r = parsedList(t.list);
     if (r.ok) {
-      good.list = Array.from(r.value);
+      // the core's Float64Array itself: it goes back into the core in one copy (an Array of 10⁶
+      // numbers is read one element at a time)
+      good.list = r.value;
       good.listText = t.list;
     } else {
       errors.list = cleanMessage(r.error);
@@ -333,6 +368,11 @@ export function validate(state, prevGood) {
     }
   }
   return { good, errors, coreDown: null };
+}
+
+/** The core's parse of a list text, remembered for the last text (validation and main.js share it). */
+export function parsedList(text) {
+  return memo('list', text, () => core.parseList(text));
 }
 
 const memoCache = new Map();

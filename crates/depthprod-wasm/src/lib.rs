@@ -149,7 +149,7 @@ impl Plan {
 }
 
 /// `depthGrid(nMax, count)`: up to `count` log-spaced integer depths from 1 to `nMax`.
-/// `count` is clamped by the core (to 2..=100000).
+/// `count` is clamped by the core (to 2..=100000 points).
 #[wasm_bindgen(js_name = depthGrid)]
 pub fn depth_grid(n_max: f64, count: f64) -> Result<Vec<f64>, JsError> {
     let n_max = match Depth::from_f64(n_max)? {

@@ -568,3 +568,74 @@ fn big_depths_agree_with_native_and_reference_values() {
         "{checked_against_reference}"
     );
 }
+
+/// A measured list of 10^6 layers (the longest accepted), through the page's path: the pasted
+/// text goes through `parseList`, its `Float64Array` into `new Product`, then `evaluate` and
+/// `curve`. Each enclosure must contain an independent double-double sum of the terms (made here,
+/// not by the core) and be at most 1e-12 wide; one entry more is refused with the limit.
+#[wasm_bindgen_test]
+fn a_million_layer_list_evaluates_in_wasm() {
+    let values: Vec<f64> = (1..=1_000_000u32)
+        .map(|l| {
+            let lf = f64::from(l);
+            lf.powf(0.4) * (1.0 + 0.9 * lf.sin()) + 1e-3
+        })
+        .collect();
+    let text = values
+        .iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let parsed = api::parse_list(&text).unwrap();
+    assert_eq!(
+        parsed, values,
+        "shortest decimals read back to the same doubles"
+    );
+    let request = js(r#"{"family":"sqrt-scaled","a":20,"b":3,"variance":{"kind":"measured"}}"#);
+    Reflect::set(
+        &get(&request, "variance"),
+        &"values".into(),
+        &Float64Array::from(&parsed[..]),
+    )
+    .unwrap();
+    let product = api::Product::new(&request).unwrap();
+    assert_eq!(product.max_depth(), 1e6);
+    // independent: sum of ln(1 + A x + B x^2), x = l^-1/2 / sigma_l, in double-double
+    let (mut hi, mut lo) = (0.0f64, 0.0f64);
+    let mut sums = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        let x = ((i + 1) as f64).powf(-0.5) / v.sqrt();
+        let g = (20.0 * x + 3.0 * x * x).ln_1p();
+        let s = hi + g;
+        let bb = s - hi;
+        lo += (hi - (s - bb)) + (g - bb);
+        hi = s;
+        sums.push(hi + lo);
+    }
+    for n in [1usize, 64, 99_999, 999_999, 1_000_000] {
+        let ev = product.evaluate(&JsValue::from_f64(n as f64)).unwrap();
+        let (value, lo, hi) = (
+            num(&ev, "log_product.value"),
+            num(&ev, "log_product.lo"),
+            num(&ev, "log_product.hi"),
+        );
+        // the independent sum's own rounding: a few ulps per term, all terms positive
+        let d = sums[n - 1];
+        let de = 8.0 * f64::EPSILON * d;
+        assert!(lo <= d + de && d - de <= hi, "N = {n}: [{lo}, {hi}] vs {d}");
+        assert!(
+            hi - lo <= 1e-12 * value,
+            "N = {n}: width {} of {value}",
+            hi - lo
+        );
+    }
+    let ns = api::depth_grid(1e6, 1000.0).unwrap();
+    let curve = product.curve("log-product", &ns).unwrap();
+    for (n, v) in ns.iter().zip(&curve) {
+        let d = sums[*n as usize - 1];
+        assert!((v - d).abs() <= 1e-12 * d, "curve at N = {n}: {v} vs {d}");
+    }
+    let longer = format!("{text}\n1");
+    let msg = thrown_message(api::parse_list(&longer).unwrap_err());
+    assert!(msg.contains("at most 1000000"), "{msg}");
+}

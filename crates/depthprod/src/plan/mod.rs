@@ -19,8 +19,9 @@
 //!
 //! # Exponential variance and measured lists
 //!
-//! Direct compensated summation (prefix sums). For sigma_l^2 = c e^(lambda l) the sum stops where
-//! the certified geometric tail bound is negligible; a measured list is finite.
+//! Direct compensated summation, kept as a checkpoint every 64 terms (`direct.rs`). For
+//! sigma_l^2 = c e^(lambda l) the sum stops where the certified geometric tail bound is
+//! negligible; a measured list is finite, and read from `params` (never copied).
 //!
 //! # Files
 //!
@@ -155,6 +156,15 @@ impl Plan {
         })
     }
 
+    /// The measured list the direct engine reads its terms from (empty for every other
+    /// variance model): the plan keeps no copy of its own.
+    fn list(&self) -> &[f64] {
+        match &self.params.variance {
+            Variance::Measured { values } => values,
+            _ => &[],
+        }
+    }
+
     /// The parameters this plan evaluates.
     pub fn params(&self) -> &Params {
         &self.params
@@ -212,7 +222,7 @@ impl Plan {
         self.check_depth(n)?;
         let (v, e) = match &self.engine {
             Engine::Power(p) => p.sum(n),
-            Engine::Direct(d) => d.sum(n),
+            Engine::Direct(d) => d.sum(n, self.list()),
         };
         Ok(enclosure(v, e + self.sum_input_rel(n) * (v.abs() + e)))
     }
@@ -228,7 +238,7 @@ impl Plan {
             }),
             Engine::Direct(d) => match d.tail {
                 Some(t) => {
-                    let (v, e) = d.sum(d.len as u64);
+                    let (v, e) = d.sum(d.len as u64, self.list());
                     let e = e + self.sum_input_rel(d.len as u64) * (v.abs() + e);
                     Ok(crate::Limit::Finite {
                         log_limit: Enclosure {
@@ -378,6 +388,7 @@ impl Plan {
             _ => None,
         };
         let first = self.log_product(1)?.value;
+        let mut cursor = direct::Cursor::default();
         match kind {
             CurveKind::Eq65Exponent if eps.is_none() => {
                 return Err(Error::CurveDoesNotApply {
@@ -423,8 +434,10 @@ impl Plan {
                     .value
                 }
                 (_, CurveKind::LinearClaim) => (n as f64).ln() + first,
-                (Engine::Direct(d), CurveKind::LogProduct) => d.sum(n).0,
-                (Engine::Direct(d), _) => d.tail(n).map_or(0.0, |t| t.hi),
+                (Engine::Direct(d), CurveKind::LogProduct) => {
+                    d.sum_from(n, self.list(), Some(&mut cursor)).0
+                }
+                (Engine::Direct(d), _) => d.tail_from(n, Some(&mut cursor)).map_or(0.0, |t| t.hi),
             };
         }
         Ok(())

@@ -1,0 +1,63 @@
+// Long measured lists on the explorer page (issue 8, item 3): a list whose text is over the link's
+// limit (state.js LINK_LIST_MAX, 150,000 characters) is evaluated, but the link says in words that
+// it does not carry it instead of writing a fragment of megabytes (a 10⁶-entry list is about
+// 18 MB of text); opening such a link says the list must be pasted again. A short list still
+// travels in the link.
+import assert from 'node:assert/strict';
+import { browsers, numberIn } from './harness.mjs';
+
+const { test, session } = browsers();
+const T = { timeout: 180_000 };
+const sel = (id) => `[data-testid="${id}"]`;
+
+/** n variances as the page's textarea gets them, one per line (shortest decimals, about 18 characters each). */
+/**
+ * Puts `text` into the list box and fires the input a paste fires. (Playwright's fill types into
+ * the editor and takes minutes for 200,000 characters; the page's handler is the same.)
+ */
+const paste = (page, text) =>
+  page.evaluate(([s, value]) => {
+    const box = document.querySelector(s);
+    box.value = value;
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+  }, [sel('input-list'), text]);
+
+const listText = (n) => Array.from({ length: n }, (_, i) => String((i + 1) ** 0.4 * (1 + 0.9 * Math.sin(i + 1)) + 1e-3)).join('\n');
+
+test('a list too long for the link is evaluated, and the link says it does not carry it', T, async (t) => {
+  const page = await session.open(t);
+  await numberIn(page, sel('log-product-unscaled'));
+  await page.selectOption(sel('variance-model'), 'list');
+  const text = listText(12_000);
+  assert.ok(text.length > 150_000, `${text.length} characters`);
+  await paste(page, text);
+  await page.waitForFunction(() => location.hash.includes('variance=list') && location.hash.includes('n=12000'));
+  const hash = await page.evaluate(() => location.hash);
+  assert.match(hash, /&list=too-long-for-a-link(&|$)/);
+  assert.ok(hash.length < 300, `the link is ${hash.length} characters`);
+  assert.match(await page.locator(sel('list-info')).textContent(), /12000 values.*too long for the page’s link \(over 150,000 characters\)/);
+  // the page evaluated the whole list all the same
+  const shown = await numberIn(page, sel('log-product-unscaled'));
+  assert.ok(shown > 0 && Number.isFinite(shown), String(shown));
+
+  // opening that link: the other settings apply, the list box says the list is missing, in words
+  const opened = await session.open(t, hash);
+  await opened.waitForFunction((s) => document.querySelector(s).textContent !== '', sel('error-fragment'));
+  assert.match(await opened.locator(sel('error-fragment')).textContent(), /made from a measured list too long to carry in a link \(over 150,000 characters\): paste the list/);
+  assert.equal(await opened.locator(sel('variance-model')).inputValue(), 'list');
+  assert.equal(await opened.locator(sel('input-list')).inputValue(), '');
+});
+
+test('a short list still travels in the link', T, async (t) => {
+  const page = await session.open(t);
+  await numberIn(page, sel('log-product-unscaled'));
+  await page.selectOption(sel('variance-model'), 'list');
+  await paste(page, listText(100));
+  await page.waitForFunction(() => location.hash.includes('n=100&'));
+  const hash = await page.evaluate(() => location.hash);
+  assert.ok(!hash.includes('too-long-for-a-link'), hash);
+  const value = await numberIn(page, sel('log-product-unscaled'));
+  const again = await session.open(t, hash);
+  assert.equal(await numberIn(again, sel('log-product-unscaled')), value);
+  assert.doesNotMatch(await again.locator(sel('list-info')).textContent(), /too long/);
+});
