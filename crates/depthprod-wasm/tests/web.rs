@@ -570,7 +570,7 @@ fn big_depths_agree_with_native_and_reference_values() {
 }
 
 /// A measured list of 10^6 layers (the longest accepted), through the page's path: the pasted
-/// text goes through `parseList`, its `Float64Array` into `new Product`, then `evaluate` and
+/// text goes through `parseList`, its `Float64Array` into `new Plan`, then `evaluate` and
 /// `curve`. Each enclosure must contain an independent double-double sum of the terms (made here,
 /// not by the core) and be at most 1e-12 wide; one entry more is refused with the limit.
 #[wasm_bindgen_test]
@@ -598,7 +598,7 @@ fn a_million_layer_list_evaluates_in_wasm() {
         &Float64Array::from(&parsed[..]),
     )
     .unwrap();
-    let product = api::Product::new(&request).unwrap();
+    let product = api::Plan::new(&request).unwrap();
     assert_eq!(product.max_depth(), 1e6);
     // independent: sum of ln(1 + A x + B x^2), x = l^-1/2 / sigma_l, in double-double
     let (mut hi, mut lo) = (0.0f64, 0.0f64);
