@@ -144,4 +144,54 @@ fn main() {
         }
         println!();
     }
+    exponential_variance();
+}
+
+/// Exponential variance sigma_l^2 = c e^(lambda l) (unscaled and scaled, A = B = 1, c = 1):
+/// one value with preparation, one value prepared, the limit, a 1000-point curve to 1e18.
+fn exponential_variance() {
+    println!("exponential variance (A=B=1, c=1)");
+    for family in [Family::Unscaled, Family::Scaled] {
+        for lambda in [1e-3, 1e-2, 1.0, 10.0] {
+            let params = Params {
+                family,
+                a: 1.0,
+                b: 1.0,
+                variance: depthprod::Variance::Exponential { c: 1.0, lambda },
+            };
+            let plan = Plan::new(&params).unwrap();
+            let n = 1_000_000u64;
+            let t = time_per_call(|| {
+                black_box(
+                    Plan::new(black_box(&params))
+                        .unwrap()
+                        .log_product(n)
+                        .unwrap(),
+                );
+            });
+            let t_prepared = time_per_call(|| {
+                black_box(plan.log_product(black_box(n)).unwrap());
+            });
+            let t_mid = time_per_call(|| {
+                black_box(plan.log_product(black_box(777)).unwrap());
+            });
+            let ns = depth_grid(1_000_000_000_000_000_000, 1000).unwrap();
+            let mut out = vec![0.0; ns.len()];
+            let t_curve = time_per_call(|| {
+                Plan::new(black_box(&params))
+                    .unwrap()
+                    .curve(CurveKind::LogProduct, &ns, &mut out)
+                    .unwrap();
+                black_box(&out);
+            });
+            println!(
+                "  {:<9} lambda = {lambda:<6}  value N = 1e6 {:>10.2?}   prepared {:>9.2?} (N = 777: {:>9.2?})   1000-point curve {:>10.2?}",
+                family.name(),
+                t,
+                t_prepared,
+                t_mid,
+                t_curve
+            );
+        }
+    }
 }
