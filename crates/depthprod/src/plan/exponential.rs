@@ -17,6 +17,10 @@
 //! |g(z)| <= log(1 + v) + pi/2 (|log w| <= log|w| + |arg w|), and |g(z)| <= -log(1 - v) when
 //! v < 1 (the series of log(1 + (w - 1))). [`ExpTerm::complex_bound`] is this G(s0).
 //!
+//! **Far out (Lemma E2).** If v(s0) < 1, |w - 1| <= v holds on all of Re z >= s0 whatever Im z,
+//! so g is analytic there with |g| <= -log(1 - v); for v <= 1/2 that is the smaller of the two
+//! bounds above, so G(s0) serves both lemmas.
+//!
 //! **Cauchy estimates.** The disk of radius r(t) around a real t >= m, with
 //! r(t) = pi/(4 mu) (extra = 0) or min(pi/(8 mu), t sin(pi/8)) (extra > 0), lies in such a region
 //! with s0 = t - r(t) (|arg z| <= asin(r/t) <= pi/8), so |g^(k)(t)| <= k! G(t - r(t)) / r(t)^k.
@@ -26,9 +30,10 @@
 //!
 //! **Quadrature.** A Gauss-Legendre panel [a, a + 2h] has its rho = 3 Bernstein ellipse (semi-axes
 //! 5h/3 and 4h/3) inside Lemma E1's region with s0 = a - 2h/3 and Y = 4h/3; the panel length is
-//! the largest satisfying both conditions ([`ExpTerm::panel_half`]), so on the scale 1/lambda the
-//! panels are long and their number is O(log) of the parameters, not O(1/lambda). Trefethen's
-//! bound ([`crate::gauss`]) then gives the quadrature error.
+//! the largest satisfying both conditions ([`ExpTerm::panel_half`]), i.e. O(1/lambda) long. Once
+//! v(s0) <= 1/2, Lemma E2 drops the condition on Y and the panels double ([`ExpTerm::panel`]), so
+//! their number is small whatever lambda is. Trefethen's bound ([`crate::gauss`]) then gives the
+//! quadrature error.
 
 use super::direct::exp_tail_bound;
 use super::TOL;

@@ -20,13 +20,17 @@
 //! # Exponential variance and measured lists
 //!
 //! Direct compensated summation (prefix sums). For sigma_l^2 = c e^(lambda l) the sum stops where
-//! the certified geometric tail bound is negligible; a measured list is finite.
+//! the certified geometric tail bound is negligible; a measured list is finite. For
+//! lambda <= 1/8, where the direct sum would take O(1/lambda) terms, `exponential.rs` sums a
+//! short head directly and the rest by Euler-Maclaurin (docs/MATH.md, section 4.7), in O(1) of
+//! lambda; it falls back to the direct sum if its remainder cannot reach the tolerance.
 //!
 //! # Files
 //!
 //! `mod.rs` is the facade ([`Plan`]); `kinds.rs` holds the public request/result types
 //! ([`CurveKind`], [`Evaluation`], [`RouteOptions`]); `power.rs` the power-law engine;
-//! `direct.rs` the direct engine (exponential variance, measured lists); `grid.rs` [`depth_grid`].
+//! `direct.rs` the direct engine (exponential variance, measured lists); `exponential.rs`
+//! exponential variance at small lambda by Euler-Maclaurin; `grid.rs` [`depth_grid`].
 
 mod direct;
 mod exponential;
