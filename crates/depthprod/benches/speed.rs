@@ -2,7 +2,7 @@
 //! Prints time per value at several N and for the limit (plan creation included, as a caller
 //! with one question pays it), a 1000-point curve, and direct summation for comparison.
 
-use depthprod::{depth_grid, CurveKind, Family, Params, Plan};
+use depthprod::{depth_grid, CurveKind, Family, Params, Plan, RouteOptions};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -148,9 +148,14 @@ fn main() {
 }
 
 /// Exponential variance sigma_l^2 = c e^(lambda l) (unscaled and scaled, A = B = 1, c = 1):
-/// one value with preparation, one value prepared, the limit, a 1000-point curve to 1e18.
+/// one value with preparation, one value prepared, a 1000-point curve to 1e18; and the same
+/// single value by the direct engine (the route before Euler-Maclaurin) in the same run.
 fn exponential_variance() {
     println!("exponential variance (A=B=1, c=1)");
+    let direct_engine = RouteOptions {
+        exponential_direct: true,
+        ..RouteOptions::default()
+    };
     for family in [Family::Unscaled, Family::Scaled] {
         for lambda in [1e-3, 1e-2, 1.0, 10.0] {
             let params = Params {
@@ -164,6 +169,14 @@ fn exponential_variance() {
             let t = time_per_call(|| {
                 black_box(
                     Plan::new(black_box(&params))
+                        .unwrap()
+                        .log_product(n)
+                        .unwrap(),
+                );
+            });
+            let t_before = time_per_call(|| {
+                black_box(
+                    Plan::with_route(black_box(&params), direct_engine)
                         .unwrap()
                         .log_product(n)
                         .unwrap(),
@@ -184,10 +197,15 @@ fn exponential_variance() {
                     .unwrap();
                 black_box(&out);
             });
+            let route = match plan.exponential_route() {
+                Some((len, j)) => format!("Euler-Maclaurin to {len}, J = {j}"),
+                None => "direct".into(),
+            };
             println!(
-                "  {:<9} lambda = {lambda:<6}  value N = 1e6 {:>10.2?}   prepared {:>9.2?} (N = 777: {:>9.2?})   1000-point curve {:>10.2?}",
+                "  {:<9} lambda = {lambda:<6} value N = 1e6 {:>9.2?} (direct engine {:>9.2?})   prepared {:>8.2?} (N = 777: {:>8.2?})   1000-point curve {:>9.2?}   [{route}]",
                 family.name(),
                 t,
+                t_before,
                 t_prepared,
                 t_mid,
                 t_curve

@@ -370,22 +370,24 @@ impl ExpPlan {
             prefix.push((acc.value(), acc.error()));
         }
         let scale = acc.value().max(1.0);
-        // len: the first multiple of 64 >= HEAD where the geometric tail bound is negligible
-        let mut len = HEAD;
-        let mut lo = HEAD;
-        let mut step = 64;
-        while exp_tail_bound(shape, len) > TOL * scale {
-            lo = len;
-            len += step;
-            step *= 2;
-        }
-        // bisect down (the bound decreases in n) to within 64
-        while len - lo > 64 {
-            let mid = lo + (len - lo) / 2;
-            if exp_tail_bound(shape, mid) > TOL * scale {
-                lo = mid;
-            } else {
-                len = mid;
+        // len: where the geometric tail bound is at most TOL max(1, head). With
+        // K = A kappa/(1 - e^-mu) + B kappa^2/(1 - e^-2mu) the bound is at most
+        // K e^(-mu (n+1)) (n+1)^-extra, so n0 = ln(K/target)/mu nearly always passes and
+        // n1 = ln(K/(target n0^extra))/mu (smaller for extra > 0) often does; each candidate is
+        // checked with the certified bound itself, and the doubling search is the fallback.
+        let target = TOL * scale;
+        let (ak, bk2, lam, _) = shape;
+        let k = ak / -(-0.5 * lam).exp_m1() + bk2 / -(-lam).exp_m1();
+        let n0 = ((k / target).ln() / (0.5 * lam)).max(HEAD as f64);
+        let n1 = ((k / (target * n0.powf(extra))).ln() / (0.5 * lam)).max(HEAD as f64);
+        let round = |n: f64| ((n / 64.0).ceil() as u64 * 64).max(HEAD);
+        let mut len = round(n1);
+        if n0 > 1e15 || exp_tail_bound(shape, len) > target {
+            len = round(n0.min(1e15));
+            let mut step = 64;
+            while exp_tail_bound(shape, len) > target {
+                len += step;
+                step *= 2;
             }
         }
         let tail = exp_tail_bound(shape, len);
@@ -413,7 +415,7 @@ impl ExpPlan {
         let mut t = HEAD as f64;
         while t < end {
             let r = term.radius(t);
-            let next = (t + r.max(1.0 / term.mu)).min(end);
+            let next = (t + r.max(2.0 / term.mu)).min(end);
             weighted += (next - t) * term.complex_bound(t - r);
             t = next;
         }
