@@ -162,6 +162,7 @@ fn euler_maclaurin_route_contains_direct_sums() {
                 (3.0, 0.0, 0.5),
                 (0.0, 2.0, 20.0),
                 (1e-100, 1e-100, 1.0),
+                (0.0, 0.0, 1.0),
             ] {
                 check(family, a, b, c, lambda);
             }
