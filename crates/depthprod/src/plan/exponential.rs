@@ -35,7 +35,7 @@
 //! their number is small whatever lambda is. Trefethen's bound ([`crate::gauss`]) then gives the
 //! quadrature error.
 
-use super::direct::exp_tail_bound;
+use super::direct;
 use super::TOL;
 use crate::bernoulli::BERNOULLI_2J;
 use crate::gauss;
@@ -71,14 +71,12 @@ pub(super) struct ExpTerm {
 
 impl ExpTerm {
     /// x(t) = kappa e^(-mu t) t^(-extra).
-    #[inline]
     fn x(&self, t: f64) -> f64 {
         self.kappa * (-self.mu * t).exp() * self.power(t)
     }
 
     /// t^(-extra) within 2u relative (one ulp, like powf): 1/t and 1/sqrt(t) (correctly
     /// rounded operations, u and 2u) for the families' extra = 1 and 1/2, which are also faster.
-    #[inline]
     fn power(&self, t: f64) -> f64 {
         if self.extra == 0.0 {
             1.0
@@ -94,14 +92,14 @@ impl ExpTerm {
     /// Relative error bound of `x(t)` (t exact): the product mu t rounds (u mu t absolute in the
     /// exponent, hence mu t u relative after exp), exp and powf one ulp each (2u,
     /// [`crate::sum::LIBM_REL`]), two products u each: (mu t + 8) u covers them, plus kappa's.
-    #[inline]
     fn x_rel(&self, t: f64) -> f64 {
         (self.mu * t + 8.0) * U + self.kappa_rel
     }
 
     /// g(t) and a bound on its error. `node` adds the rounding of a quadrature node t (off by
     /// at most 2u t): |dg/dt| <= 2 g (mu + extra/t) (x dg/dx <= 2g), i.e. 4 u g (mu t + extra).
-    #[inline]
+    // not inlined: it is called from four places, and each copy costs wasm bytes
+    #[inline(never)]
     fn g(&self, t: f64, node: bool) -> (f64, f64) {
         let x = self.x(t);
         let g = (x * (self.a + self.b * x)).ln_1p();
@@ -115,6 +113,7 @@ impl ExpTerm {
 
     /// Lemma E1's bound G(s0) on |g(z)|. X is computed as an upper bound (1 + 1e-12 covers
     /// exp/powf's ulp and the products' roundings, and kappa's few u).
+    #[inline(never)]
     fn complex_bound(&self, s0: f64) -> f64 {
         let v = self.v(s0);
         let crude = v.ln_1p() + PI / 2.0;
@@ -127,6 +126,7 @@ impl ExpTerm {
     }
 
     /// v(s0) = A X + B X^2 >= |w(z) - 1| for Re z >= s0 (Lemma E1), computed as an upper bound.
+    #[inline(never)]
     fn v(&self, s0: f64) -> f64 {
         let mut x = self.kappa * (-self.mu * s0).exp() * (1.0 + 1e-12 + 4.0 * self.kappa_rel);
         x *= self.power(s0);
@@ -163,6 +163,7 @@ impl ExpTerm {
     /// doubles while v(a - 2h/3) <= 1/2 (and s0 > 0 when extra > 0) and the 24-point error
     /// (64/15) 3^-46/8 G(s0) h stays below `target`: g decays like e^(-mu t) there, so the
     /// panels grow and their number is logarithmic in the parameters.
+    #[inline(never)]
     fn panel(&self, a: f64, end: f64, target: f64) -> (f64, (f64, f64)) {
         let h = self.panel_half(a);
         let mut far: Option<f64> = None;
@@ -189,6 +190,7 @@ impl ExpTerm {
     }
 
     /// The n-point rule on [lo, hi]: (value, rounding error bound).
+    #[inline(never)]
     fn gauss(&self, n: usize, lo: f64, hi: f64) -> (f64, f64) {
         let (nodes, weights) = gauss::rule(n);
         let h = 0.5 * (hi - lo);
@@ -209,6 +211,7 @@ impl ExpTerm {
     /// [lo, hi] inside a panel whose certified region is Re z >= s0, |Im z| <= y_max (Lemma E1,
     /// or E2 with y_max infinite): the sub-interval's ellipse E_rho' (centre c', half-length h')
     /// must stay in it, i.e. h'(rho' + 1/rho')/2 <= c' - s0 and h'(rho' - 1/rho')/2 <= y_max.
+    #[inline(never)]
     fn sub_integral(&self, (s0, y_max): (f64, f64), lo: f64, hi: f64, target: f64) -> (f64, f64) {
         let h_sub = 0.5 * (hi - lo);
         if h_sub <= 0.0 {
@@ -238,6 +241,7 @@ impl ExpTerm {
     /// L = log w by k L_k w_0 = k w_k - sum_{i<k} i L_i w_(k-i). The rounding bound is the
     /// power-law route's ([`crate::euler_maclaurin`]): 4 order^2 u of the running magnitudes
     /// plus order times x(t)'s relative error.
+    #[inline(never)]
     fn endpoint_correction(&self, t: f64, terms: usize) -> (f64, f64) {
         const MAX_ORDER: usize = 2 * J_MAX;
         let order = 2 * terms;
@@ -306,6 +310,12 @@ fn remainder_bound(weighted: f64, r_min: f64, terms: usize) -> f64 {
     let log_r =
         (2.0 * zeta).ln() + log_fact + weighted.ln() - two_j as f64 * (2.0 * PI * r_min).ln();
     log_r.exp() * (1.0 + 1e-10)
+}
+
+/// The direct engine's certified geometric tail bound, called through one copy (wasm bytes).
+#[inline(never)]
+fn tail_bound(shape: (f64, f64, f64, f64), n: u64) -> f64 {
+    direct::exp_tail_bound(shape, n)
 }
 
 /// Exponential variance by head + Euler-Maclaurin + geometric tail (module docs).
@@ -390,15 +400,15 @@ impl ExpPlan {
         let n1 = ((k / (target * n0.powf(extra))).ln() / (0.5 * lam)).max(HEAD as f64);
         let round = |n: f64| ((n / 64.0).ceil() as u64 * 64).max(HEAD);
         let mut len = round(n1);
-        if n0 > 1e15 || exp_tail_bound(shape, len) > target {
+        if n0 > 1e15 || tail_bound(shape, len) > target {
             len = round(n0.min(1e15));
             let mut step = 64;
-            while exp_tail_bound(shape, len) > target {
+            while tail_bound(shape, len) > target {
                 len += step;
                 step *= 2;
             }
         }
-        let tail = exp_tail_bound(shape, len);
+        let tail = tail_bound(shape, len);
         let end = len as f64;
         // panels and the remainder's steps
         let mut bounds = vec![HEAD as f64];
@@ -458,6 +468,7 @@ impl ExpPlan {
     }
 
     /// sum_{l=1}^{n} g(l) for HEAD <= n <= len (n integer-valued): the head, Euler-Maclaurin.
+    #[inline(never)]
     fn em_sum(&self, t: f64) -> (f64, f64) {
         let i = match self.bounds.binary_search_by(|b| b.total_cmp(&t)) {
             Ok(i) => i,
@@ -510,12 +521,12 @@ impl ExpPlan {
             let e = te + pe + U * d.abs();
             Bounds {
                 lo: super::down(d - e).max(0.0),
-                hi: super::up(d + e + self.tail).min(exp_tail_bound(self.shape, n)),
+                hi: super::up(d + e + self.tail).min(tail_bound(self.shape, n)),
             }
         } else {
             Bounds {
                 lo: 0.0,
-                hi: exp_tail_bound(self.shape, n),
+                hi: tail_bound(self.shape, n),
             }
         }
     }

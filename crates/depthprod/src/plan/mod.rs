@@ -252,32 +252,24 @@ impl Plan {
                 },
             }),
             Engine::Direct(d) => match d.tail {
-                Some(t) => {
-                    let (v, e) = d.sum(d.len as u64);
-                    let e = e + self.sum_input_rel(d.len as u64) * (v.abs() + e);
-                    Ok(crate::Limit::Finite {
-                        log_limit: Enclosure {
-                            value: v + 0.5 * t,
-                            lo: down(v - e),
-                            hi: up(v + e + t),
-                        },
-                    })
-                }
+                Some(t) => self.summed_limit(d.sum(d.len as u64), d.len as u64, t),
                 None => Err(Error::NoLimitForList),
             },
-            Engine::Exponential(x) => {
-                let t = x.tail;
-                let (v, e) = x.sum(x.len);
-                let e = e + self.sum_input_rel(x.len) * (v.abs() + e);
-                Ok(crate::Limit::Finite {
-                    log_limit: Enclosure {
-                        value: v + 0.5 * t,
-                        lo: down(v - e),
-                        hi: up(v + e + t),
-                    },
-                })
-            }
+            Engine::Exponential(x) => self.summed_limit(x.sum(x.len), x.len, x.tail),
         }
+    }
+
+    /// The limit of a summed exponential-variance product: the sum to `len` (value, error) plus
+    /// [0, tail], widened for the typed inputs.
+    fn summed_limit(&self, (v, e): (f64, f64), len: u64, t: f64) -> Result<crate::Limit, Error> {
+        let e = e + self.sum_input_rel(len) * (v.abs() + e);
+        Ok(crate::Limit::Finite {
+            log_limit: Enclosure {
+                value: v + 0.5 * t,
+                lo: down(v - e),
+                hi: up(v + e + t),
+            },
+        })
     }
 
     /// Certified bounds on the tail sum_{l>n} g(l); `None` when the product diverges or the
