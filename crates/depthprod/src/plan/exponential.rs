@@ -240,7 +240,11 @@ impl ExpTerm {
     /// x(t + r zeta) = x(t) e^(-mu r zeta) (1 + (r/t) zeta)^(-extra), w = 1 + A x + B x^2 and
     /// L = log w by k L_k w_0 = k w_k - sum_{i<k} i L_i w_(k-i). The rounding bound is the
     /// power-law route's ([`crate::euler_maclaurin`]): 4 order^2 u of the running magnitudes
-    /// plus order times x(t)'s relative error.
+    /// plus order times x(t)'s relative error. The magnitudes may start from |w_k| because w_k
+    /// is computed without cancellation: the jet coefficients of e^(-mu r zeta) and of
+    /// (1 + (r/t) zeta)^(-extra) both have sign (-1)^k, so every product in the convolutions
+    /// for u, u*u and w_k = A x u_k + B x^2 (u*u)_k has the sign (-1)^k, and each w_k is
+    /// within (2k + 6) u relative of its exact value.
     #[inline(never)]
     fn endpoint_correction(&self, t: f64, terms: usize) -> (f64, f64) {
         const MAX_ORDER: usize = 2 * J_MAX;
