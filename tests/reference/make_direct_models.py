@@ -32,6 +32,10 @@ EXP_CASES = [
     ('exp-scaled-A1B1c1-l0.1', 'scaled', 1, 1, 1, 0.1),
     ('exp-unscaled-A2B0.5c3-l0.25', 'unscaled', 2, 0.5, 3, 0.25),
     ('exp-sqrt-scaled-A1B1c1-l1', 'sqrt-scaled', 1, 1, 1, 1),
+    # small lambda, where the core uses Euler-Maclaurin (every family)
+    ('exp-scaled-A1B1c4-l0.001', 'scaled', 1, 1, 4, 0.001),
+    ('exp-sqrt-scaled-A2B1c9-l0.01', 'sqrt-scaled', 2, 1, 9, 0.01),
+    ('exp-unscaled-A0.5B0.1c1-l0.01', 'unscaled', 0.5, 0.1, 1, 0.01),
 ]
 
 LIST_CASES = [

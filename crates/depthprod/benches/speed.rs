@@ -3,7 +3,7 @@
 //! with one question pays it), a 1000-point curve, and direct summation for comparison; then a
 //! measured list of 10^6 layers (plan preparation, one value, a 1000-point curve).
 
-use depthprod::{depth_grid, CurveKind, Family, Params, Plan, Variance};
+use depthprod::{depth_grid, CurveKind, Family, Params, Plan, RouteOptions, Variance};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -146,6 +146,7 @@ fn main() {
         println!();
     }
     measured_list_rows();
+    exponential_variance();
 }
 
 /// A 10^6-entry measured list: the plan sums every layer once and keeps a checkpoint every 64;
@@ -192,5 +193,72 @@ fn measured_list_rows() {
         });
         println!("  1000-point curve (prepared) {:>7.2?}", t);
         println!();
+    }
+}
+
+/// Exponential variance sigma_l^2 = c e^(lambda l) (unscaled and scaled, A = B = 1, c = 1):
+/// one value with preparation, one value prepared, a 1000-point curve to 1e18; and the same
+/// single value by the direct engine (the route before Euler-Maclaurin) in the same run.
+fn exponential_variance() {
+    println!("exponential variance (A=B=1, c=1)");
+    let direct_engine = RouteOptions {
+        exponential_direct: true,
+        ..RouteOptions::default()
+    };
+    for family in [Family::Unscaled, Family::Scaled] {
+        for lambda in [1e-3, 1e-2, 1.0, 10.0] {
+            let params = Params {
+                family,
+                a: 1.0,
+                b: 1.0,
+                variance: depthprod::Variance::Exponential { c: 1.0, lambda },
+            };
+            let plan = Plan::new(&params).unwrap();
+            let n = 1_000_000u64;
+            let t = time_per_call(|| {
+                black_box(
+                    Plan::new(black_box(&params))
+                        .unwrap()
+                        .log_product(n)
+                        .unwrap(),
+                );
+            });
+            let t_before = time_per_call(|| {
+                black_box(
+                    Plan::with_route(black_box(&params), direct_engine)
+                        .unwrap()
+                        .log_product(n)
+                        .unwrap(),
+                );
+            });
+            let t_prepared = time_per_call(|| {
+                black_box(plan.log_product(black_box(n)).unwrap());
+            });
+            let t_mid = time_per_call(|| {
+                black_box(plan.log_product(black_box(777)).unwrap());
+            });
+            let ns = depth_grid(1_000_000_000_000_000_000, 1000).unwrap();
+            let mut out = vec![0.0; ns.len()];
+            let t_curve = time_per_call(|| {
+                Plan::new(black_box(&params))
+                    .unwrap()
+                    .curve(CurveKind::LogProduct, &ns, &mut out)
+                    .unwrap();
+                black_box(&out);
+            });
+            let route = match plan.exponential_route() {
+                Some((len, j)) => format!("Euler-Maclaurin to {len}, J = {j}"),
+                None => "direct".into(),
+            };
+            println!(
+                "  {:<9} lambda = {lambda:<6} value N = 1e6 {:>9.2?} (direct engine {:>9.2?})   prepared {:>8.2?} (N = 777: {:>8.2?})   1000-point curve {:>9.2?}   [{route}]",
+                family.name(),
+                t,
+                t_before,
+                t_prepared,
+                t_mid,
+                t_curve
+            );
+        }
     }
 }

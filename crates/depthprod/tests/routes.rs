@@ -27,6 +27,7 @@ fn routes(params: &Params) -> Vec<Plan> {
             RouteOptions {
                 theta: 1.0 / 256.0,
                 direct_max: 0.0,
+                ..RouteOptions::default()
             },
         )
         .unwrap(),
@@ -35,6 +36,7 @@ fn routes(params: &Params) -> Vec<Plan> {
             RouteOptions {
                 theta: 1.0 / 4.0,
                 direct_max: 200_000.0,
+                ..RouteOptions::default()
             },
         )
         .unwrap(),

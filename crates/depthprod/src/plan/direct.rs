@@ -259,7 +259,7 @@ impl DirectPlan {
 /// within one subnormal step (2^-1074 absolute) otherwise, which the final `next_up` covers. The
 /// smallest bound returned while A or B is positive is therefore 2^-1074 (the smallest positive
 /// double), never 0.
-fn exp_tail_bound((ak, bk2, lambda, extra): (f64, f64, f64, f64), n: u64) -> f64 {
+pub(super) fn exp_tail_bound((ak, bk2, lambda, extra): (f64, f64, f64, f64), n: u64) -> f64 {
     let n1 = n as f64 + 1.0;
     // log of (n+1)^-extra e^(-lambda (n+1)/2); n1 may round (n > 2^53): rounding down n1 only
     // raises the bound, and (n as f64) + 1 rounds to nearest, so use it minus one ulp

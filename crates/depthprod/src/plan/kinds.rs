@@ -96,6 +96,9 @@ pub struct RouteOptions {
     pub theta: f64,
     /// Heads up to this length are summed directly; beyond, Euler-Maclaurin on g.
     pub direct_max: f64,
+    /// Exponential variance: always sum directly (the engine before the Euler-Maclaurin route),
+    /// so tests can compare the two.
+    pub exponential_direct: bool,
 }
 
 impl Default for RouteOptions {
@@ -103,6 +106,7 @@ impl Default for RouteOptions {
         RouteOptions {
             theta: THETA,
             direct_max: DIRECT_MAX,
+            exponential_direct: false,
         }
     }
 }

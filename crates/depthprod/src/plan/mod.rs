@@ -21,15 +21,20 @@
 //!
 //! Direct compensated summation, kept as a checkpoint every 64 terms (`direct.rs`). For
 //! sigma_l^2 = c e^(lambda l) the sum stops where the certified geometric tail bound is
-//! negligible; a measured list is finite, and read from `params` (never copied).
+//! negligible; a measured list is finite, and read from `params` (never copied). For
+//! lambda <= 1/8, where the direct sum would take O(1/lambda) terms, `exponential.rs` sums a
+//! short head directly and the rest by Euler-Maclaurin (docs/MATH.md, section 4.7), in O(1) of
+//! lambda; it falls back to the direct sum if its remainder cannot reach the tolerance.
 //!
 //! # Files
 //!
 //! `mod.rs` is the facade ([`Plan`]); `kinds.rs` holds the public request/result types
 //! ([`CurveKind`], [`Evaluation`], [`RouteOptions`]); `power.rs` the power-law engine;
-//! `direct.rs` the direct engine (exponential variance, measured lists); `grid.rs` [`depth_grid`].
+//! `direct.rs` the direct engine (exponential variance, measured lists); `exponential.rs`
+//! exponential variance at small lambda by Euler-Maclaurin; `grid.rs` [`depth_grid`].
 
 mod direct;
+mod exponential;
 mod grid;
 mod kinds;
 mod power;
@@ -46,6 +51,7 @@ use crate::{
     ParamsInput, Unresolved, Variance,
 };
 use direct::DirectPlan;
+use exponential::ExpPlan;
 use power::PowerPlan;
 
 /// Target for the series truncation and the Euler-Maclaurin remainder (absolute).
@@ -74,6 +80,8 @@ pub struct Plan {
 enum Engine {
     Power(Box<PowerPlan>),
     Direct(DirectPlan),
+    /// Exponential variance at small lambda: head + Euler-Maclaurin + geometric tail.
+    Exponential(Box<ExpPlan>),
 }
 
 impl Plan {
@@ -142,7 +150,18 @@ impl Plan {
                 let t_c = inputs.rel_c * (0.5 + inputs.rel_c);
                 let up_ab = (1.0 + inputs.rel_a.max(inputs.rel_b)) * (1.0 + t_c) - 1.0;
                 let typed = (up_ab * 1.01, inputs.rel_lambda * 1.01);
-                Engine::Direct(DirectPlan::exponential(a, b, *c, *lambda, extra, typed))
+                // O(1) in lambda where the Euler-Maclaurin route applies, else direct summation
+                let em = if route.exponential_direct {
+                    None
+                } else {
+                    ExpPlan::new(a, b, *c, *lambda, extra, typed)
+                };
+                match em {
+                    Some(plan) => Engine::Exponential(Box::new(plan)),
+                    None => {
+                        Engine::Direct(DirectPlan::exponential(a, b, *c, *lambda, extra, typed))
+                    }
+                }
             }
             (Variance::Measured { values }, family) => {
                 let extra = family.extra_power().unwrap_or(0.0);
@@ -189,8 +208,13 @@ impl Plan {
         let inputs = &self.inputs;
         let ab = inputs.rel_a + inputs.rel_b * (1.0 + inputs.rel_a);
         let x_factor = match (&self.engine, &self.params.variance) {
-            (Engine::Direct(d), Variance::Exponential { lambda, .. }) => {
-                let l = n.min(d.len as u64) as f64;
+            (Engine::Direct(_) | Engine::Exponential(_), Variance::Exponential { lambda, .. }) => {
+                let len = match &self.engine {
+                    Engine::Exponential(e) => e.len,
+                    Engine::Direct(d) => d.len as u64,
+                    Engine::Power(_) => 0,
+                };
+                let l = n.min(len) as f64;
                 let t_lambda = (inputs.rel_lambda * lambda * l * 0.5 * (1.0 + 4.0 * U)).exp_m1();
                 let t_c = inputs.rel_c * (0.5 + inputs.rel_c);
                 (1.0 + t_lambda) * (1.0 + t_c) - 1.0
@@ -223,6 +247,7 @@ impl Plan {
         let (v, e) = match &self.engine {
             Engine::Power(p) => p.sum(n),
             Engine::Direct(d) => d.sum(n, self.list()),
+            Engine::Exponential(x) => x.sum(n),
         };
         Ok(enclosure(v, e + self.sum_input_rel(n) * (v.abs() + e)))
     }
@@ -237,20 +262,24 @@ impl Plan {
                 },
             }),
             Engine::Direct(d) => match d.tail {
-                Some(t) => {
-                    let (v, e) = d.sum(d.len as u64, self.list());
-                    let e = e + self.sum_input_rel(d.len as u64) * (v.abs() + e);
-                    Ok(crate::Limit::Finite {
-                        log_limit: Enclosure {
-                            value: v + 0.5 * t,
-                            lo: down(v - e),
-                            hi: up(v + e + t),
-                        },
-                    })
-                }
+                Some(t) => self.summed_limit(d.sum(d.len as u64, self.list()), d.len as u64, t),
                 None => Err(Error::NoLimitForList),
             },
+            Engine::Exponential(x) => self.summed_limit(x.sum(x.len), x.len, x.tail),
         }
+    }
+
+    /// The limit of a summed exponential-variance product: the sum to `len` (value, error) plus
+    /// [0, tail], widened for the typed inputs.
+    fn summed_limit(&self, (v, e): (f64, f64), len: u64, t: f64) -> Result<crate::Limit, Error> {
+        let e = e + self.sum_input_rel(len) * (v.abs() + e);
+        Ok(crate::Limit::Finite {
+            log_limit: Enclosure {
+                value: v + 0.5 * t,
+                lo: down(v - e),
+                hi: up(v + e + t),
+            },
+        })
     }
 
     /// Certified bounds on the tail sum_{l>n} g(l); `None` when the product diverges or the
@@ -260,6 +289,7 @@ impl Plan {
         let (bounds, rel) = match &self.engine {
             Engine::Power(p) => (p.tail(n), self.sum_input_rel(u64::MAX)),
             Engine::Direct(d) => (d.tail(n), self.sum_input_rel(d.len as u64)),
+            Engine::Exponential(x) => (Some(x.tail(n)), self.sum_input_rel(x.len)),
         };
         Ok(bounds.map(|t| {
             if rel == 0.0 {
@@ -340,7 +370,7 @@ impl Plan {
                 constant: None,
                 reason: None,
             },
-            Engine::Direct(_) => Growth {
+            Engine::Direct(_) | Engine::Exponential(_) => Growth {
                 class: GrowthClass::Convergent,
                 exponent: None,
                 coefficient: None,
@@ -365,7 +395,7 @@ impl Plan {
                 })
                 .into_iter()
                 .collect(),
-            Engine::Direct(_) => Vec::new(),
+            Engine::Direct(_) | Engine::Exponential(_) => Vec::new(),
         }
     }
 
@@ -381,7 +411,7 @@ impl Plan {
         }
         let divergent = match &self.engine {
             Engine::Power(p) => p.divergent,
-            Engine::Direct(_) => false,
+            Engine::Direct(_) | Engine::Exponential(_) => false,
         };
         let eps = match &self.params.variance {
             Variance::Power { q, .. } if *q < 2.0 => Some(2.0 - q),
@@ -438,9 +468,21 @@ impl Plan {
                     d.sum_from(n, self.list(), Some(&mut cursor)).0
                 }
                 (Engine::Direct(d), _) => d.tail_from(n, Some(&mut cursor)).map_or(0.0, |t| t.hi),
+                (Engine::Exponential(x), CurveKind::LogProduct) => x.sum(n).0,
+                (Engine::Exponential(x), _) => x.tail(n).hi,
             };
         }
         Ok(())
+    }
+
+    /// Exponential variance by Euler-Maclaurin: (the last depth it sums before the geometric tail
+    /// bound, its number of correction terms J); `None` on any other route. For tests.
+    #[doc(hidden)]
+    pub fn exponential_route(&self) -> Option<(u64, usize)> {
+        match &self.engine {
+            Engine::Exponential(x) => Some((x.len, x.terms)),
+            _ => None,
+        }
     }
 
     /// Internal shape of the route, for tests and the benchmark: (L0, M, K, uses Euler-Maclaurin).
@@ -448,7 +490,7 @@ impl Plan {
     pub fn route_summary(&self) -> Option<(f64, f64, usize, bool)> {
         match &self.engine {
             Engine::Power(p) => Some((p.l0 as f64, p.m, p.k, p.em.is_some())),
-            Engine::Direct(_) => None,
+            Engine::Direct(_) | Engine::Exponential(_) => None,
         }
     }
 }
