@@ -58,11 +58,13 @@ plainTest('single file: one self-contained document, within the raw size goal', 
   console.log(`# dist/depthprod.html: ${(raw / 1024).toFixed(1)} KiB raw, ${(gz / 1024).toFixed(1)} KiB gzipped`);
   // A regression guard, not the goal: the goals (under 200 KiB raw and 100 KiB gzipped, issue 11)
   // are not met (`npm run bundle` prints "OVER the goal"). Measured 282.5 / 152.3 KiB after the wasm
-  // boundary dropped serde's deserializers (it was 302.9 / 167.0); the guard is that plus about 3 %,
-  // so growth shows up here. Most of the gzipped size is the wasm module (94 KiB gzipped, see
-  // ARCHITECTURE.md for what it is made of).
-  assert.ok(raw < 291 * 1024, `single file is ${raw} bytes (guard: under 291 KiB)`);
-  assert.ok(gz < 157 * 1024, `single file is ${gz} bytes gzipped (guard: under 157 KiB)`);
+  // boundary dropped serde's deserializers (it was 302.9 / 167.0), then 290.7 / 157.4 KiB once the
+  // near-resonant log-like terms, the exponential Euler-Maclaurin route and the list checkpoints
+  // landed (the core built at opt-level "s" for the explorer's module, scripts/build-wasm.mjs); the
+  // guard is that plus about 3 %, so growth shows up here. Most of the gzipped size is the wasm
+  // module (98.8 KiB gzipped, see ARCHITECTURE.md for what it is made of).
+  assert.ok(raw < 300 * 1024, `single file is ${raw} bytes (guard: under 300 KiB)`);
+  assert.ok(gz < 162 * 1024, `single file is ${gz} bytes gzipped (guard: under 162 KiB)`);
 });
 
 test('single file from file:// with the network off computes the correction', async (t) => {
