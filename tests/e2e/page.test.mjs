@@ -87,8 +87,16 @@ test('a slider moved from the keyboard changes the numbers and the canvas', T, a
   );
   const a = Number(await page.inputValue(sel('input-a')));
   assert.ok(a > 1, `A moved to ${a}`);
-  const after = await num(page, 'log-product-unscaled');
+  // The first change seen may be an intermediate A (an update per frame while keys arrive): the
+  // page must settle on the number for the last A.
   const expected = await coreValue(page, { family: 'unscaled', a, b: 1, variance: { kind: 'power', c: 1, q: 1 }, n: 1e6 });
+  await page.waitForFunction(
+    ([s, e]) => Math.abs(Number.parseFloat(document.querySelector(s).textContent) - e) <= 1e-6 * Math.max(1, Math.abs(e)),
+    [sel('log-product-unscaled'), expected],
+    { timeout: 10_000 },
+  ).catch(() => {});
+  const after = await num(page, 'log-product-unscaled');
+  assert.equal(Number(await page.inputValue(sel('input-a'))), a, 'A did not move after the keys');
   assert.ok(Math.abs(after - expected) <= 1e-6 * Math.max(1, Math.abs(expected)), `shown ${after}, core ${expected}`);
   await page.waitForTimeout(100);
   assert.notEqual(await canvasHash(page, 'plot-main'), pixels, 'the main plot did not change');
