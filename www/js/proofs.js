@@ -149,6 +149,41 @@ function viewNumbers(state, good) {
 
 // ───────────── the panels ─────────────
 
+/**
+ * Scrolls `el` to the top of the viewport and keeps it there while the page above it settles:
+ * sections with `content-visibility: auto` start at a placeholder height and plots and cards fill
+ * in after the first frames, which moved a linked Why thousands of pixels away in Firefox. Holds
+ * until it has stayed put for 10 frames (at most about a second), and lets go at once when the
+ * reader scrolls, types, touches or opens another panel.
+ */
+function scrollAndHold(el) {
+  el.scrollIntoView({ block: 'start' });
+  let frames = 60;
+  let still = 0;
+  const release = () => {
+    frames = 0;
+  };
+  const onToggle = (e) => {
+    if (e.target !== el) release();
+  };
+  const events = ['wheel', 'touchstart', 'keydown', 'pointerdown'];
+  for (const e of events) addEventListener(e, release, { passive: true });
+  document.addEventListener('toggle', onToggle, true);
+  const hold = () => {
+    if (frames-- <= 0 || still >= 10) {
+      for (const e of events) removeEventListener(e, release);
+      document.removeEventListener('toggle', onToggle, true);
+      return;
+    }
+    if (Math.abs(el.getBoundingClientRect().top) > 2) {
+      still = 0;
+      el.scrollIntoView({ block: 'start' });
+    } else still++;
+    requestAnimationFrame(hold);
+  };
+  requestAnimationFrame(hold);
+}
+
 export class Proofs {
   constructor() {
     this.content = null;
@@ -200,7 +235,7 @@ export class Proofs {
         this.fill([d]);
         // Not in an embed: its reader sees the plot first, and scrolling an iframe's content into
         // view would scroll the host page too.
-        if (!document.documentElement.classList.contains('embed')) d.scrollIntoView({ block: 'start' });
+        if (!document.documentElement.classList.contains('embed')) scrollAndHold(d);
       }
     }
   }
