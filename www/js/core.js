@@ -183,10 +183,25 @@ export function evaluateAt(prepared, n) {
   }
 }
 
-/** `prepared.curve(kind, ns)` as { ok, value }. */
+/**
+ * `prepared.curveChecked(kind, ns)` as { ok, value, worst, at }: the values, and for the certified
+ * kinds (log-product, tail) the widest enclosure among them (relative width, the 1e-12 goal's
+ * measure) and its depth; `worst` is null for reference curves.
+ */
 export function curveOf(prepared, kind, ns) {
   try {
-    return { ok: true, value: prepared.curve(kind, ns) };
+    const r = prepared.curveChecked(kind, ns);
+    return { ok: true, value: r.values, worst: r.worst_width, at: r.worst_at };
+  } catch (e) {
+    return { ok: false, error: messageOf(e) };
+  }
+}
+
+/** `prepared.curveBand(kind, ns)` as { ok, value: { lo, hi } }: every point's enclosure. */
+export function curveBandOf(prepared, kind, ns) {
+  try {
+    const both = prepared.curveBand(kind, ns);
+    return { ok: true, value: { lo: both.subarray(0, ns.length), hi: both.subarray(ns.length) } };
   } catch (e) {
     return { ok: false, error: messageOf(e) };
   }

@@ -299,6 +299,8 @@ function draw(res) {
   const noteEl = document.getElementById('remainder-note');
   if (noteEl) noteEl.textContent = res.remainder.length && notes.length ? `(${notes.join('; ')})` : '';
   plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' });
+  showWidthNote('width-note', res.widthNotes);
+  showWidthNote('tail-width-note', res.tailWidthNotes);
   T.push(performance.now());
   cards.update(state, good, res);
   cards.setStale(stale);
@@ -355,3 +357,12 @@ initCore().then((err) => {
   rotation.update();
 });
 
+
+/** Words under a plot for curve points wider than the goal (hidden when every point meets it). */
+function showWidthNote(id, notes) {
+  const el = document.getElementById(id);
+  if (!el) return;
+  const text = notes && notes.length ? `Wider than the 1e-12 goal (the shaded band around the curve is the certified enclosure): ${notes.join('; ')}.` : '';
+  if (el.textContent !== text) el.textContent = text;
+  el.hidden = !text;
+}

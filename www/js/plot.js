@@ -212,7 +212,7 @@ export class Plot {
    */
   inputsKey() {
     const key = [this.cssW, this.cssH, this.dpr, this.xMin, this.xMax, this.xLog, this.yLog, this.marker, this.message, theme.version];
-    for (const s of this.series) key.push(s.key, s.label, s.color, s.ys, s.xs, s.hline, s.band?.[0], s.band?.[1], s.describes?.ys);
+    for (const s of this.series) key.push(s.key, s.label, s.color, s.ys, s.xs, s.hline, s.band?.[0], s.band?.[1], s.describes?.ys, s.yBand?.lo);
     return key;
   }
 
@@ -330,6 +330,7 @@ export class Plot {
       ctx.fillRect(l, top - 1.5, w, Math.abs(yb - ya) + 3);
       ctx.globalAlpha = 1;
     }
+    for (const s of this.series) if (s.yBand && s.xs) this.drawCurveBand(ctx, s);
     for (const s of this.series) this.drawSeries(ctx, s);
     if (this.marker !== null && Number.isFinite(this.marker) && this.marker >= xMin && this.marker <= xMax) {
       const x = Math.round(this.px(this.marker)) + 0.5;
@@ -348,6 +349,41 @@ export class Plot {
       wrapText(ctx, this.message, l + w / 2, t + h / 2, w - 24, fs + 5);
     }
     this.drawOverlay();
+  }
+
+  /**
+   * The enclosure band of a curve whose points the core reports wider than the goal: the area
+   * between every point's lower and upper end, at least 3 px tall so the reader can find it even
+   * where it is narrower than a pixel (the words under the plot give its width).
+   */
+  drawCurveBand(ctx, s) {
+    const { lo, hi } = s.yBand;
+    const xs = s.xs;
+    const ok = (i) => xs[i] >= this.xMin && xs[i] <= this.xMax && Number.isFinite(lo[i]) && Number.isFinite(hi[i]) && (!this.yLog || hi[i] > 0);
+    const yOf = (v) => this.py(this.yLog ? Math.max(v, 1e-300) : v);
+    ctx.fillStyle = colour(s.color);
+    ctx.globalAlpha = 0.22;
+    ctx.beginPath();
+    let open = [];
+    const close = () => {
+      if (open.length > 1) {
+        ctx.moveTo(open[0][0], open[0][1] - 1.5);
+        for (const [x, ya, yb] of open) ctx.lineTo(x, Math.min(ya, yb) - 1.5);
+        for (let j = open.length - 1; j >= 0; j--) ctx.lineTo(open[j][0], Math.max(open[j][1], open[j][2]) + 1.5);
+        ctx.closePath();
+      }
+      open = [];
+    };
+    for (let i = 0; i < xs.length; i++) {
+      if (!ok(i)) {
+        close();
+        continue;
+      }
+      open.push([this.px(xs[i]), yOf(hi[i]), yOf(lo[i])]);
+    }
+    close();
+    ctx.fill();
+    ctx.globalAlpha = 1;
   }
 
   /** Depth marks (real models) on the x axis: a faint band over their span and a tick at each. */

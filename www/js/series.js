@@ -78,23 +78,34 @@ function grid(nMax, count) {
 }
 
 /**
- * The core's enclosure of log-product at every depth of a grid, { lo, hi } (NaN where the core gives
- * none): one evaluation per depth, so it is asked for on export only, never per frame.
+ * The core's enclosure of a certified curve (log-product or tail) at every depth of a grid,
+ * { lo, hi } (NaN where the core gives none). Asked for on export, and per frame only for a curve
+ * the core reports wider than the goal (see `widthNote`).
  */
-export function curveBounds(params, ns) {
+export function curveBounds(params, ns, kind = 'log-product') {
   const entry = productFor(params);
-  const lo = new Float64Array(ns.length).fill(NaN);
-  const hi = new Float64Array(ns.length).fill(NaN);
-  if (!entry.prepared) return { lo, hi };
-  for (let i = 0; i < ns.length; i++) {
-    const r = core.evaluateAt(entry.prepared, ns[i]);
-    const e = r.ok ? r.value.log_product : null;
-    if (e) {
-      lo[i] = Number(e.lo);
-      hi[i] = Number(e.hi);
-    }
-  }
-  return { lo, hi };
+  const r = entry.prepared ? core.curveBandOf(entry.prepared, kind, ns) : null;
+  if (r?.ok) return r.value;
+  return { lo: new Float64Array(ns.length).fill(NaN), hi: new Float64Array(ns.length).fill(NaN) };
+}
+
+/** A wide curve's band, kept with its cached curve so a frame that changes nothing asks nothing. */
+function bandOf(curveResult, params, kind, ns) {
+  if (!curveResult.band) curveResult.band = curveBounds(params, ns, kind);
+  return curveResult.band;
+}
+
+/** The accuracy goal every certified number is held to (relative width; absolute below 1). */
+export const WIDTH_GOAL = 1e-12;
+
+/**
+ * When a certified curve has a point wider than the goal, the words that say so (the band drawn
+ * around the curve shows where); null when every point meets it.
+ */
+function widthNote(r, what) {
+  if (r.worst === null || r.worst === undefined || r.worst <= WIDTH_GOAL) return null;
+  const w = Number.isFinite(r.worst) ? `relative width up to ${r.worst.toExponential(1)}, at N = ${depthLabel(r.at)}` : `no finite enclosure at N = ${depthLabel(r.at)}`;
+  return `${what}: ${w}`;
 }
 
 /**
@@ -193,6 +204,8 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
   const remainderNotes = [];
   const remainder = [];
   const tail = [];
+  const widthNotes = [];
+  const tailWidthNotes = [];
   const few = ns.length < 40;
   const curves = {};
 
@@ -205,7 +218,9 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
       continue;
     }
     curves[f] = lp.value;
-    main.push({ key: f, label: `log ${st.sym}_N, ${st.name}${modelSuffix(state, good, f)}`, short: `log ${st.sym}_N ${st.name}${modelSuffix(state, good, f)}`, color: st.color, width: 2.4, xs: ns, ys: lp.value, points: few, bounds: () => curveBounds(p, ns) });
+    const wide = widthNote(lp, `log ${st.sym}_N (${st.name})`);
+    if (wide) widthNotes.push(wide);
+    main.push({ key: f, label: `log ${st.sym}_N, ${st.name}${modelSuffix(state, good, f)}`, short: `log ${st.sym}_N ${st.name}${modelSuffix(state, good, f)}`, color: st.color, width: 2.4, xs: ns, ys: lp.value, points: few, bounds: () => curveBounds(p, ns), yBand: wide ? bandOf(lp, p, 'log-product', ns) : undefined });
   }
 
   // Reference lines of the scaled family.
@@ -290,10 +305,13 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
       problems.push(`${f} tail: ${tl.error}`);
       continue;
     }
-    tail.push({ key: `tail-${f}`, label: `${st.name}: Σ_{l>N} g(l) ≤ bound`, short: `${st.name} tail ≤`, color: st.color, width: 2.2, xs: ns, ys: tl.value, points: few });
+    const tp = paramsFor(f, state, good);
+    const wide = widthNote(tl, `${st.name} tail`);
+    if (wide) tailWidthNotes.push(wide);
+    tail.push({ key: `tail-${f}`, label: `${st.name}: Σ_{l>N} g(l) ≤ bound`, short: `${st.name} tail ≤`, color: st.color, width: 2.2, xs: ns, ys: tl.value, points: few, bounds: () => curveBounds(tp, ns, 'tail'), yBand: wide ? bandOf(tl, tp, 'tail', ns) : undefined });
   }
 
-  return { ok: true, grid: ns, nMax, n, evals, evalErrors, closed, expBound, main, remainder, remainderNotes, tail, problems, label: depthLabel(n) };
+  return { ok: true, grid: ns, nMax, n, evals, evalErrors, closed, expBound, main, remainder, remainderNotes, tail, widthNotes, tailWidthNotes, problems, label: depthLabel(n) };
 }
 
 /** How many leading terms a legend shows before "+ k more terms". */

@@ -141,6 +141,39 @@ impl Plan {
         Ok(out)
     }
 
+    /// The curve `kind` at each depth of `ns` with the widest enclosure among its points:
+    /// `{values: Float64Array, worst_width, worst_at}`. For the certified kinds (log-product,
+    /// tail) `worst_width` is the core's `CurveWidth` (relative width, the 1e-12 goal's measure)
+    /// and `worst_at` its depth; for reference curves both are `null`.
+    #[wasm_bindgen(js_name = curveChecked)]
+    pub fn curve_checked(&self, kind: &str, ns: &[f64]) -> Result<JsValue, JsError> {
+        let kind: CurveKind = kind.parse()?;
+        let mut out = vec![0.0; ns.len()];
+        let width = self.plan.curve(kind, ns, &mut out)?;
+        let object = js_sys::Object::new();
+        let set = |name: &str, value: JsValue| {
+            Reflect::set(&object, &JsValue::from_str(name), &value).map_err(js_to_error)
+        };
+        set("values", js_sys::Float64Array::from(out.as_slice()).into())?;
+        let (worst, at) = width.map_or((JsValue::NULL, JsValue::NULL), |w| {
+            (JsValue::from_f64(w.worst), JsValue::from_f64(w.at))
+        });
+        set("worst_width", worst)?;
+        set("worst_at", at)?;
+        Ok(object.into())
+    }
+
+    /// The enclosures of a certified curve (`log-product` or `tail`) at each depth of `ns`, as one
+    /// `Float64Array` of 2 n numbers: the n lower ends, then the n upper ends.
+    #[wasm_bindgen(js_name = curveBand)]
+    pub fn curve_band(&self, kind: &str, ns: &[f64]) -> Result<Vec<f64>, JsError> {
+        let kind: CurveKind = kind.parse()?;
+        let mut out = vec![0.0; 2 * ns.len()];
+        let (lo, hi) = out.split_at_mut(ns.len());
+        self.plan.curve_bounds(kind, ns, lo, hi)?;
+        Ok(out)
+    }
+
     /// The largest depth this product accepts (1e18, or a measured list's length).
     #[wasm_bindgen(js_name = maxDepth)]
     pub fn max_depth(&self) -> f64 {

@@ -221,11 +221,7 @@ impl DirectPlan {
         }
     }
 
-    pub(super) fn tail(&self, n: u64) -> Option<Bounds> {
-        self.tail_from(n, None)
-    }
-
-    /// [`DirectPlan::tail`], continuing from `cursor` when that is shorter (curves).
+    /// Bounds on sum_{l>n} g(l), continuing from `cursor` when that is shorter (curves).
     pub(super) fn tail_from(&self, n: u64, cursor: Option<&mut Cursor>) -> Option<Bounds> {
         let t = self.tail?;
         let shape = self.exp_shape?;
@@ -406,7 +402,7 @@ mod tests {
                     // the tail below the stopping point, as the dense prefix made it
                     let d = total - want.0;
                     let e = te + want.1 + U * d;
-                    let t = plan.tail(n as u64).unwrap();
+                    let t = plan.tail_from(n as u64, None).unwrap();
                     assert_eq!(t.lo.to_bits(), down(d - e).max(0.0).to_bits(), "{what}");
                     assert_eq!(
                         t.hi.to_bits(),

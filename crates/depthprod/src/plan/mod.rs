@@ -286,21 +286,7 @@ impl Plan {
     /// variance is a finite measured list.
     pub fn tail(&self, n: u64) -> Result<Option<Bounds>, Error> {
         self.check_depth(n)?;
-        let (bounds, rel) = match &self.engine {
-            Engine::Power(p) => (p.tail(n), self.sum_input_rel(u64::MAX)),
-            Engine::Direct(d) => (d.tail(n), self.sum_input_rel(d.len as u64)),
-            Engine::Exponential(x) => (Some(x.tail(n)), self.sum_input_rel(x.len)),
-        };
-        Ok(bounds.map(|t| {
-            if rel == 0.0 {
-                t
-            } else {
-                Bounds {
-                    lo: down(t.lo * (1.0 - rel)).max(0.0),
-                    hi: up(t.hi * (1.0 + rel)),
-                }
-            }
-        }))
+        Ok(self.tail_at(n, None))
     }
 
     /// Everything at one depth.
@@ -402,7 +388,18 @@ impl Plan {
     /// Fills `out[i]` with the curve's central value at depth `ns[i]` (integers in 1..=10^18, as
     /// f64). A kind that does not apply (remainder of a convergent product, tail of a divergent
     /// one) is an error.
-    pub fn curve(&self, kind: CurveKind, ns: &[f64], out: &mut [f64]) -> Result<(), Error> {
+    ///
+    /// For the two certified kinds, log-product and tail, returns the widest enclosure among the
+    /// points ([`CurveWidth`]): the same enclosures [`Self::log_product`] and [`Self::tail`] give,
+    /// so a curve point that misses the 1e-12 goal is reported, never drawn as if it met it. The
+    /// tail curve's values are those enclosures' upper ends (it is drawn as an upper bound). The
+    /// other kinds are reference formulas evaluated in floating point, not enclosures: `None`.
+    pub fn curve(
+        &self,
+        kind: CurveKind,
+        ns: &[f64],
+        out: &mut [f64],
+    ) -> Result<Option<CurveWidth>, Error> {
         if ns.len() != out.len() {
             return Err(Error::LengthMismatch {
                 depths: ns.len(),
@@ -442,37 +439,136 @@ impl Plan {
             }
             _ => {}
         }
+        let certified = matches!(kind, CurveKind::LogProduct | CurveKind::Tail);
+        let mut widest: Option<CurveWidth> = None;
         for (x, o) in ns.iter().zip(out.iter_mut()) {
             let n = match Depth::from_f64(*x)? {
                 Depth::Finite(n) => n,
                 Depth::Infinite => return Err(Error::InvalidDepth { text: "inf".into() }),
             };
             self.check_depth(n)?;
-            *o = match (&self.engine, kind) {
-                (Engine::Power(p), CurveKind::LogProduct) => p.sum(n).0,
-                (Engine::Power(p), CurveKind::Remainder) => p.remainder(n),
-                (Engine::Power(p), CurveKind::Leading) => p.leading(n as f64),
-                (Engine::Power(p), CurveKind::Tail) => p.tail(n).map_or(0.0, |t| t.hi),
-                (Engine::Power(p), CurveKind::Asymptote) => p.asymptote(n as f64),
-                (_, CurveKind::Eq65Exponent) => {
+            let (value, width) = match (&self.engine, kind) {
+                (_, CurveKind::LogProduct) => {
+                    let (v, e) = match &self.engine {
+                        Engine::Power(p) => p.sum(n),
+                        Engine::Direct(d) => d.sum_from(n, self.list(), Some(&mut cursor)),
+                        Engine::Exponential(x) => x.sum(n),
+                    };
+                    // as in `log_product`: the enclosure widened for typed inputs
+                    let enc = enclosure(v, e + self.sum_input_rel(n) * (v.abs() + e));
+                    (v, enc.relative_width())
+                }
+                (_, CurveKind::Tail) => {
+                    // convergent here (checked above), so the tail exists
+                    let t = self
+                        .tail_at(n, Some(&mut cursor))
+                        .unwrap_or(Bounds { lo: 0.0, hi: 0.0 });
+                    (t.hi, tail_width(t))
+                }
+                (Engine::Power(p), CurveKind::Remainder) => (p.remainder(n), 0.0),
+                (Engine::Power(p), CurveKind::Leading) => (p.leading(n as f64), 0.0),
+                (Engine::Power(p), CurveKind::Asymptote) => (p.asymptote(n as f64), 0.0),
+                (_, CurveKind::Eq65Exponent) => (
                     closed_forms::eq65_exponent(
                         self.params.a,
                         self.params.b,
                         eps.unwrap_or(1.0),
                         n as f64,
                     )?
-                    .value
+                    .value,
+                    0.0,
+                ),
+                (_, CurveKind::LinearClaim) => ((n as f64).ln() + first, 0.0),
+                // refused above: only power-law products diverge
+                (Engine::Direct(_) | Engine::Exponential(_), _) => (0.0, 0.0),
+            };
+            *o = value;
+            // NaN or infinite widths count as the widest (a point with no finite enclosure)
+            let wider = widest.is_none_or(|w| width.is_nan() || width > w.worst);
+            if certified && wider {
+                widest = Some(CurveWidth {
+                    worst: width,
+                    at: n as f64,
+                });
+            }
+        }
+        Ok(widest)
+    }
+
+    /// The enclosures of a certified curve (log-product or tail) at every depth of `ns`:
+    /// `lo[i] <= exact value <= hi[i]`, exactly those of [`Self::log_product`] and [`Self::tail`].
+    /// The page asks for them to draw a band where [`Self::curve`] reports a point wider than the
+    /// goal. Reference curves have no enclosure: an error.
+    pub fn curve_bounds(
+        &self,
+        kind: CurveKind,
+        ns: &[f64],
+        lo: &mut [f64],
+        hi: &mut [f64],
+    ) -> Result<(), Error> {
+        if ns.len() != lo.len() || ns.len() != hi.len() {
+            return Err(Error::LengthMismatch {
+                depths: ns.len(),
+                outputs: lo.len().min(hi.len()),
+            });
+        }
+        for (i, x) in ns.iter().enumerate() {
+            let n = match Depth::from_f64(*x)? {
+                Depth::Finite(n) => n,
+                Depth::Infinite => return Err(Error::InvalidDepth { text: "inf".into() }),
+            };
+            (lo[i], hi[i]) = match kind {
+                CurveKind::LogProduct => {
+                    let e = self.log_product(n)?;
+                    (e.lo, e.hi)
                 }
-                (_, CurveKind::LinearClaim) => (n as f64).ln() + first,
-                (Engine::Direct(d), CurveKind::LogProduct) => {
-                    d.sum_from(n, self.list(), Some(&mut cursor)).0
+                CurveKind::Tail => match self.tail(n)? {
+                    Some(t) => (t.lo, t.hi),
+                    None => {
+                        return Err(Error::CurveDoesNotApply {
+                            curve: kind.name(),
+                            reason: "a divergent product or a finite measured list has no tail to infinity (use log-product, remainder or leading)",
+                        })
+                    }
+                },
+                _ => {
+                    return Err(Error::CurveDoesNotApply {
+                        curve: kind.name(),
+                        reason: "only the log-product and tail curves are enclosures; the others are reference formulas",
+                    })
                 }
-                (Engine::Direct(d), _) => d.tail_from(n, Some(&mut cursor)).map_or(0.0, |t| t.hi),
-                (Engine::Exponential(x), CurveKind::LogProduct) => x.sum(n).0,
-                (Engine::Exponential(x), _) => x.tail(n).hi,
             };
         }
         Ok(())
+    }
+
+    /// Input widening of every tail (typed decimals that are not doubles), as in [`Self::tail`].
+    fn tail_input_rel(&self) -> f64 {
+        match &self.engine {
+            Engine::Power(_) => self.sum_input_rel(u64::MAX),
+            Engine::Direct(d) => self.sum_input_rel(d.len as u64),
+            Engine::Exponential(x) => self.sum_input_rel(x.len),
+        }
+    }
+
+    /// [`Self::tail`] without the depth check, reusing a measured list's cursor along a curve.
+    fn tail_at(&self, n: u64, cursor: Option<&mut direct::Cursor>) -> Option<Bounds> {
+        let bounds = match &self.engine {
+            Engine::Power(p) => p.tail(n),
+            Engine::Direct(d) => d.tail_from(n, cursor),
+            Engine::Exponential(x) => Some(x.tail(n)),
+        };
+        let rel = self.tail_input_rel();
+        bounds.map(|t| {
+            if rel == 0.0 {
+                t
+            } else {
+                Bounds {
+                    lo: down(t.lo * (1.0 - rel)).max(0.0),
+                    hi: up(t.hi * (1.0 + rel)),
+                }
+            }
+        })
     }
 
     /// Exponential variance by Euler-Maclaurin: (the last depth it sums before the geometric tail
@@ -492,6 +588,30 @@ impl Plan {
             Engine::Power(p) => Some((p.l0 as f64, p.m, p.k, p.em.is_some())),
             Engine::Direct(_) | Engine::Exponential(_) => None,
         }
+    }
+}
+
+/// The widest enclosure among a curve's points (see [`Plan::curve`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct CurveWidth {
+    /// Log-product: (hi - lo) / max(1, |value|), the measure of the 1e-12 goal (relative, absolute
+    /// below 1). Tail: (hi - lo) / hi, relative at every size, since tails are drawn on a log
+    /// axis where a tiny tail's absolute width says nothing. Infinite where a point has no finite
+    /// enclosure.
+    pub worst: f64,
+    /// The depth of that point (the first one, on ties).
+    pub at: f64,
+}
+
+/// Relative width of a tail enclosure (0 for the exact tail 0).
+fn tail_width(t: Bounds) -> f64 {
+    if t.hi == 0.0 {
+        0.0
+    } else if t.hi.is_finite() {
+        (t.hi - t.lo) / t.hi
+    } else {
+        f64::INFINITY
     }
 }
 

@@ -47,6 +47,12 @@ pub(super) struct PowerPlan {
     pub(super) divergence: Option<Divergence>,
     /// head + middle over [1, M), computed once.
     pub(super) below_m: (f64, f64),
+    /// Convergent products only (else empty): direct_tail[n] = sum_{l=n+1}^{l0-1} g(l), n < l0,
+    /// summed from the far end so that a tail is never a difference of two sums that nearly
+    /// cancel (see [`Self::tail`]).
+    pub(super) direct_tail: Vec<(f64, f64)>,
+    /// sum_{l>=l0} g(l) as the middle over [l0, M) plus the series from M on (convergent only).
+    pub(super) beyond_l0: (f64, f64),
     pub(super) zero: bool,
 }
 
@@ -64,11 +70,28 @@ impl PowerPlan {
         } else {
             (rho_kappa / route.theta).powf(1.0 / p).ceil()
         };
+        // A convergent product's tails can be far below 1 (1e-17 at N = 32 for B = 0.01, q = 8),
+        // and the tail plot holds them to the goal relative to themselves: there the cut at M is
+        // taken below TOL g(M) (the tail from M is at least g(M)), not TOL. Convergent iff no
+        // nonzero c_k has kp <= 1: c_1 = A, and with A = 0 only even k, c_2 = B (§4.5). The
+        // choice only sets K: every cut's bound is added to the enclosures whatever K is.
+        let convergent = if term.a != 0.0 {
+            p > 1.0
+        } else {
+            2.0 * p > 1.0
+        };
+        let target = |m: f64| {
+            if convergent && !zero {
+                TOL * term.g(m).0.min(1.0)
+            } else {
+                TOL
+            }
+        };
         let mut k = k_min;
         let mut m = m_raw.max(em_min_start(k as f64 * p));
         loop {
             let bound = series_truncation(rho_kappa, p, m, k);
-            if bound <= TOL || k >= K_MAX {
+            if bound <= target(m) || k >= K_MAX {
                 let m_needed = m_raw.max(em_min_start(k as f64 * p));
                 if m_needed > m {
                     m = m_needed;
@@ -162,10 +185,16 @@ impl PowerPlan {
             divergent,
             divergence: None,
             below_m: (0.0, 0.0),
+            direct_tail: Vec::new(),
+            beyond_l0: (0.0, 0.0),
             zero,
         };
         plan.below_m = plan.compute_below_m();
         plan.infinity = plan.value_at_infinity();
+        if !plan.divergent && !plan.zero && plan.m <= BEYOND_DEPTHS {
+            plan.direct_tail = plan.compute_direct_tail();
+            plan.beyond_l0 = plan.compute_beyond_l0();
+        }
         plan.divergence = plan.compute_divergence();
         plan
     }
@@ -198,6 +227,13 @@ impl PowerPlan {
         let mut acc = Accumulator::new();
         let (v, e) = self.below_m;
         acc.add(v, e);
+        self.add_series_at_m(&mut acc);
+        (acc.value(), acc.error() + self.trunc_m)
+    }
+
+    /// Adds sum_k c_k kappa^k Z(kp, M), each term with its error (Lemma 6 and the exponent
+    /// error of [`s_error`]); the caller adds the k-series truncation `trunc_m`.
+    fn add_series_at_m(&self, acc: &mut Accumulator) {
         for i in 1..=self.k {
             let (c, ce) = self.coef[i];
             let (z, ze) = self.z_m[i];
@@ -205,6 +241,33 @@ impl PowerPlan {
             let t = c * z;
             acc.add(t, ce * z.abs() + c.abs() * ze + U * t.abs());
         }
+    }
+
+    /// direct_tail[n] = sum_{l=n+1}^{l0-1} g(l) for n < l0, accumulated from l = l0 - 1 down:
+    /// every partial sum is a sum of the same positive terms g(l) > 0 (A, B >= 0), so each
+    /// entry's error bound (the accumulator's running bound plus the terms' own) is relative to
+    /// the entry itself, however small the tail.
+    fn compute_direct_tail(&self) -> Vec<(f64, f64)> {
+        let l0 = self.l0 as usize;
+        let mut out = vec![(0.0, 0.0); l0];
+        let mut acc = Accumulator::new();
+        for n in (0..l0.saturating_sub(1)).rev() {
+            let (g, ge) = self.term.g((n + 1) as f64);
+            acc.add(g, ge);
+            out[n] = (acc.value(), acc.error());
+        }
+        out
+    }
+
+    /// sum_{l>=l0} g(l) = middle over [l0, M) (Euler-Maclaurin, when there is one) + the series
+    /// from M on + its truncation bound: all parts of one convergent sum of positive terms.
+    fn compute_beyond_l0(&self) -> (f64, f64) {
+        let mut acc = Accumulator::new();
+        if let Some(em) = &self.em {
+            let (v, e) = em.sum_to(self.m);
+            acc.add(v, e);
+        }
+        self.add_series_at_m(&mut acc);
         (acc.value(), acc.error() + self.trunc_m)
     }
 
@@ -502,10 +565,21 @@ impl PowerPlan {
     /// b >= M (see [`Self::series_cut`]) and has a nonzero coefficient. Returns (k_b, the bound on
     /// the omitted sum_{k>k_b} |c_k kappa^k| Z(kp, b)). Once b^-kp underflows, Z(kp, b) is 0 to
     /// within 1e-300, which `z_at` returns with that error.
-    fn each_term_at(&self, b: f64, mut f: impl FnMut(usize, f64, f64)) -> (usize, f64) {
+    fn each_term_at(&self, b: f64, f: impl FnMut(usize, f64, f64)) -> (usize, f64) {
+        self.each_term_to(b, TOL, f)
+    }
+
+    /// [`Self::each_term_at`] with the truncation cut at `target` instead of the absolute `TOL`
+    /// (the tail, which can be far below 1, asks for a target relative to its own size).
+    fn each_term_to(
+        &self,
+        b: f64,
+        target: f64,
+        mut f: impl FnMut(usize, f64, f64),
+    ) -> (usize, f64) {
         let (x_b, ln_b) = (b.powf(-self.term.p), b.ln());
         let x_rel = 3.0 * U + self.term.p_err * ln_b;
-        let (k_b, cut) = self.series_cut(x_b, ln_b);
+        let (k_b, cut) = self.series_cut(x_b, ln_b, target);
         let mut xk = 1.0;
         for i in 1..=k_b {
             xk *= x_b;
@@ -525,7 +599,7 @@ impl PowerPlan {
     /// exp(c0 + log b + (k+1) log theta_b) with c0 = log(2/(k0+1)) + log(1 + 1/((k0+1)p - 1)),
     /// using 1 + b/x <= b (1 + 1/x) for b >= 1 and -log(1 - theta) <= 2 theta for theta <= 1/2;
     /// solving for k costs no transcendental call beyond those the caller already made.
-    fn series_cut(&self, x_b: f64, ln_b: f64) -> (usize, f64) {
+    fn series_cut(&self, x_b: f64, ln_b: f64, target: f64) -> (usize, f64) {
         let p = self.term.p;
         let k0 = ((1.0 / p).floor() as usize).clamp(1, self.k);
         let k0p = (k0 + 1) as f64 * p - 1.0;
@@ -537,7 +611,7 @@ impl PowerPlan {
         }
         let ln_theta = self.rho_kappa.ln() - p * ln_b + 1e-12;
         let c0 = (2.0 / (k0 + 1) as f64).ln() + (1.0 / k0p).ln_1p() + ln_b + 2.0 * theta;
-        let needed = ((TOL.ln() - c0) / ln_theta).ceil() - 1.0;
+        let needed = ((target.ln() - c0) / ln_theta).ceil() - 1.0;
         let k_b = (needed.max(k0 as f64) as usize).min(self.k);
         (
             k_b,
@@ -571,7 +645,12 @@ impl PowerPlan {
         let b = (n + 1) as f64;
         let (v, e) = if b >= self.m {
             let mut acc = Accumulator::new();
-            let (_, cut_b) = self.each_term_at(b, |i, xk, rel| {
+            // The tail is at least its first term g(n + 1) > 0, so a truncation below TOL g(n + 1)
+            // is below 2^-60 of the tail, however small the tail (an absolute TOL alone left the
+            // tail of a q = 8 product at N = 400 with a relative width of 3e-10). Any target
+            // keeps the enclosure valid: the cut is bounded, whatever its size.
+            let target = TOL * self.term.g(b).0.min(1.0);
+            let (_, cut_b) = self.each_term_to(b, target, |i, xk, rel| {
                 let (c, ce) = self.coef[i];
                 let (z, ze) = z_at(self.s[i], -self.gap[i], b, xk, rel);
                 let ze = ze + self.ds[i] * s_derivative_bound(self.s[i], -self.gap[i], b, z);
@@ -580,6 +659,12 @@ impl PowerPlan {
             });
             let trunc = cut_b;
             (acc.value(), acc.error() + trunc + self.depth_rounding(n, b))
+        } else if (n as usize) < self.direct_tail.len() {
+            // sum_{l=n+1}^{l0-1} g(l) + sum_{l>=l0} g(l): no difference of the limit and a sum
+            // that nearly cancels it (the tail at N = 10 of a q = 8 product is 1e-4 of them)
+            let (d, de) = self.direct_tail[n as usize];
+            let (r, re) = self.beyond_l0;
+            (d + r, de + re + U * (d + r))
         } else {
             let (s, se) = self.sum(n);
             let (l, le) = self.infinity;
