@@ -190,6 +190,11 @@ impl PowerTerm {
         log_r.exp() * (1.0 + 1e-10)
     }
 
+    /// b/a of a whole panel [a, b] (see [`Self::panel_integral`]).
+    pub(crate) fn panel_ratio(&self) -> f64 {
+        1.0 + 2.0 * self.panel_beta()
+    }
+
     /// The panel ratio b/a that keeps the rho = 3 Bernstein ellipse inside the sector.
     fn panel_beta(&self) -> f64 {
         let s = self.sector().sin();

@@ -1,0 +1,347 @@
+//! The constant C (or C + c/d, docs/MATH.md §6.6) of a divergent power law where 1/p is close to an
+//! integer n and the series split point M is beyond every double depth (docs/MATH.md §4.9).
+//!
+//! There the route of §4.5 would add partial sums of size >= 10^16 that cancel. Instead, with
+//! u = x^-p, s = 1/p and f(u) = log(1 + alpha u + beta u^2) = log(1 + w1 u) + log(1 + w2 u)
+//! (alpha = A kappa, beta = B kappa^2, w1, w2 the roots of w^2 - alpha w + beta, here real and >= 0):
+//!
+//! ```text
+//! C = sum_{l<L0} g(l) + [g(L0)/2 - E(L0) + R] - int_0^L0 g(x) dx + Psi,
+//! Psi = s FP int_0^inf u^(-s-1) f(u) du = sum_i w_i^s pi / sin(pi s)          (Lemma 12)
+//! ```
+//!
+//! and, for s = n + eps near n (log-like term, or exact resonance eps = 0), the merged constant
+//! C' = C + c_n/d_n (d_n = 1 - n p = eps/s) replaces Psi by sum_i psi(w_i),
+//! psi(t) = (-1)^n t^n [sigma (t^eps - 1)/eps + (sigma - 1)/eps - 1/n], sigma = pi eps / sin(pi eps)
+//! (Lemma 13). Every piece is computed with relative rounding: no cancelling partial sums.
+//!
+//! With A = 0, f(u) = log(1 + beta u^2) is the same problem in u^2 (p' = 2p, one root w = beta).
+
+use super::power::grow;
+use crate::euler_maclaurin::PowerTerm;
+use crate::sum::{Accumulator, LIBM_REL, U};
+use std::f64::consts::PI;
+
+/// What the route needs from the plan.
+pub(super) struct Inputs<'a> {
+    pub term: &'a PowerTerm,
+    /// sum_{l<L0} g(l) with its error, and L0 (>= 8, an Euler-Maclaurin start of `em_start`).
+    pub head: (f64, f64),
+    pub l0: f64,
+    /// n with 1 - n p = d (correctly rounded from the exact p), |d| < 1e-3 or d = 0.
+    pub n: usize,
+    pub d: f64,
+    /// Relative distance of typed A, B from their doubles.
+    pub delta: f64,
+}
+
+/// Why the route declines (the caller keeps its "not resolvable" reason then).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Declined {
+    /// alpha^2 < 4 beta with A > 0: complex roots off the imaginary axis.
+    ComplexRoots,
+    /// The two real roots are within 10 % of each other.
+    CloseRoots,
+    /// t^s overflows, or the exponent is too small for this route (s < 3).
+    OutOfRange,
+}
+
+/// C' = C + c_n/d_n (or C at exact resonance) with an error bound.
+pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64), Declined> {
+    let t = inp.term;
+    // The reduced problem: exponent p_r, roots, the relevant n_r.
+    let (p_r, n_r, roots, a_rel, b_rel) = if t.a == 0.0 {
+        // f = log(1 + beta u^2): one root beta in v = u^2, p' = 2p, n' = n/2
+        if inp.n % 2 != 0 {
+            return Err(Declined::OutOfRange);
+        }
+        let beta = t.b * t.kappa * t.kappa;
+        // beta = fl(fl(b kappa) kappa): 2u relative; no second root, so no alpha error
+        (2.0 * t.p, inp.n / 2, vec![beta], 0.0, 2.0 * U + inp.delta)
+    } else {
+        let alpha = t.a * t.kappa;
+        let beta = t.b * t.kappa * t.kappa;
+        let disc = alpha * alpha - 4.0 * beta;
+        if disc < 0.0 {
+            return Err(Declined::ComplexRoots);
+        }
+        if beta == 0.0 {
+            (t.p, inp.n, vec![alpha], U + inp.delta, 0.0)
+        } else {
+            let w1 = 0.5 * (alpha + disc.sqrt());
+            let w2 = beta / w1;
+            (t.p, inp.n, vec![w1, w2], U + inp.delta, 2.0 * U + inp.delta)
+        }
+    };
+    if (n_r as f64) < 3.0 {
+        return Err(Declined::OutOfRange);
+    }
+    // eps = s - n = d / p (s = 1/p exact): d correctly rounded (u), p within p_err of the exact
+    // one, the division u.
+    let eps = inp.d / p_r;
+    let eps_rel = 2.0 * U + t.p_err / t.p * (1.0 + 1e-6) + U;
+    let eps_abs = eps.abs() * eps_rel * (1.0 + 1e-6);
+    if eps.abs() > 0.1 {
+        return Err(Declined::OutOfRange);
+    }
+    let (sigma, sigma_m1_eps) = sigma_parts(eps, eps_abs);
+    let n = n_r;
+    let sign = if n % 2 == 0 { 1.0 } else { -1.0 };
+    let kappa0 = (sigma_m1_eps.0 - 1.0 / n as f64, sigma_m1_eps.1 + 2.0 * U / n as f64);
+
+    // Psi = sum psi(w_i), each with its rounding error.
+    let mut psi = Accumulator::new();
+    let mut abs_ws = 0.0; // sum |w_i|^s (for the kappa scaling below)
+    for &w in &roots {
+        if w == 0.0 {
+            continue;
+        }
+        let (v, e, ws) = psi_at(w, n, eps, eps_abs, sigma, kappa0)?;
+        psi.add(sign * v, e);
+        abs_ws += ws;
+    }
+    let (psi_v, mut psi_e) = (psi.value(), psi.error());
+
+    // Parameters off their exact values (Lemma 14).
+    // (i) Non-homogeneous: the computed roots are the exact roots of (w1 + w2, w1 w2); these differ
+    // from (alpha, beta) by residuals, and alpha, beta from the exact A kappa, B kappa^2 (kappa the
+    // computed one) by a_rel, b_rel.
+    let (d_alpha, d_beta) = residuals(&roots, t, a_rel, b_rel);
+    if d_alpha > 0.0 || d_beta > 0.0 {
+        let r = upper_root(&roots, d_alpha, d_beta);
+        let (fa, fb) = derivative_bounds(n, eps, sigma, kappa0, r);
+        let sep = if roots.len() == 2 {
+            // lower bound of w1 - w2 = sqrt(alpha^2 - 4 beta) over the box
+            let (w1, w2) = (roots[0], roots[1]);
+            let alpha_lo = (w1 + w2) * (1.0 - 2.0 * U) - d_alpha;
+            let beta_hi = w1 * w2 * (1.0 + 2.0 * U) + d_beta;
+            let s2 = alpha_lo * alpha_lo * (1.0 - 2.0 * U) - 4.0 * beta_hi * (1.0 + 2.0 * U);
+            if s2 <= 0.0 {
+                return Err(Declined::CloseRoots);
+            }
+            let sep = s2.sqrt() * (1.0 - 2.0 * U);
+            if sep < 0.1 * r {
+                return Err(Declined::CloseRoots);
+            }
+            Some(sep)
+        } else {
+            None
+        };
+        psi_e += match sep {
+            // divided differences [F(w1) - F(w2)]/(w1 - w2) <= (|F(w1)| + |F(w2)|)/sep
+            Some(sep) => (d_alpha * 2.0 * fa + d_beta * 2.0 * fb) / sep,
+            // one root w = alpha: dPsi/dalpha = psi'(alpha), |psi'| <= fb
+            None => d_alpha.max(d_beta) * fb,
+        } * (1.0 + 1e-6);
+    }
+    // (ii) kappa's own error scales every root by lambda = (kappa_true/kappa)^(1 or 2):
+    // psi(lambda t) = lambda^n [psi(t) + (-1)^n sigma t^s (lambda^eps - 1)/eps].
+    let eta = if t.a == 0.0 {
+        2.0 * t.kappa_rel * (1.0 + t.kappa_rel)
+    } else {
+        t.kappa_rel
+    };
+    if eta > 0.0 {
+        let g = grow(n, eta);
+        // |lambda^eps - 1|/|eps| <= |log lambda| lambda^|eps| <= 1.01 * 1.01 eta for eta < 1e-10
+        psi_e += (g * (psi_v.abs() + psi_e) + (1.0 + g) * sigma * abs_ws * 1.03 * eta) * (1.0 + 1e-6);
+    }
+
+    // The Euler-Maclaurin pieces and the integral of g over (0, L0].
+    let (int_v, int_e) = integral_to(t, inp.l0);
+    let (g0, g0e) = t.g(inp.l0);
+    let (e0, e0e) = t.endpoint_correction(inp.l0);
+    let rem = t.remainder_bound(inp.l0);
+    let mut acc = Accumulator::new();
+    acc.add(inp.head.0, inp.head.1);
+    acc.add(0.5 * g0, 0.5 * g0e);
+    acc.add(-e0, e0e);
+    acc.add(-int_v, int_e);
+    acc.add(psi_v, psi_e);
+    // typed A, B (Lemma 14 (iii)): head and integral have positive integrands that move by at most
+    // (1+delta)^2 - 1 times themselves; the Euler-Maclaurin difference by 4 delta'' g(L0)
+    let moved = if inp.delta > 0.0 {
+        let g2 = grow(2, inp.delta);
+        (g2 * (inp.head.0.abs() + int_v.abs()) + 4.0 * g2 * (1.0 + g2) * (g0 + g0e)) * (1.0 + 4.0 * U)
+    } else {
+        0.0
+    };
+    let value = acc.value();
+    if !value.is_finite() {
+        return Err(Declined::OutOfRange);
+    }
+    Ok((value, acc.error() + rem + moved))
+}
+
+/// sigma = pi eps / sin(pi eps) and (sigma - 1)/eps by the series
+/// x / sin x = sum_k a_k x^2k, a_k = (2^2k - 2) |B_2k| / (2k)! (positive), x = pi eps, |x| <= 0.32;
+/// a_k = 2 (1 - 2^(1-2k)) zeta(2k) / pi^2k <= 3.3 / pi^2k bounds the tail after K terms by
+/// 3.3 (x/pi)^(2K+2) / (1 - (x/pi)^2). Errors: each a_k from the stored B_2k (u) and 2k roundings of
+/// the factorial and one division ((2k+2) u relative); x = pi eps carries eps's error, the double pi's
+/// 0.4u and the product's u; the Horner sum u per step on its running magnitude.
+fn sigma_parts(eps: f64, eps_abs: f64) -> (f64, (f64, f64)) {
+    use crate::bernoulli::BERNOULLI_2J;
+    if eps == 0.0 {
+        return (1.0, (0.0, 0.0));
+    }
+    const K: usize = 12;
+    let x = PI * eps;
+    let x2 = x * x;
+    // (sigma - 1)/eps = pi sum_{k>=1} a_k x^(2k-1)
+    let mut fact = 1.0;
+    let mut sum = 0.0;
+    let mut abs_sum = 0.0;
+    let mut coef_err = 0.0;
+    let mut xp = x; // x^(2k-1)
+    for k in 1..=K {
+        fact *= (2 * k - 1) as f64 * (2 * k) as f64;
+        let a_k = ((4f64).powi(k as i32) - 2.0) * BERNOULLI_2J[k].abs() / fact;
+        let term = a_k * xp;
+        sum += term;
+        abs_sum += term.abs();
+        // a_k: (4k + 3) u; x^(2k-1) by 2k - 1 products: (2k - 1) u; the product: u
+        coef_err += term.abs() * (6 * k + 3) as f64 * U;
+        xp *= x2;
+    }
+    let r = (x / PI).powi(2) * (1.0 + 4.0 * U);
+    let tail = 3.3 / PI * (x / PI).abs().powi(2 * K as i32 + 1) / (1.0 - r) * (1.0 + 1e-10);
+    let v = PI * sum;
+    // x's relative error (eps's, the double pi's 0.4u, the product's u) moves each x^(2k-1) by
+    // (2k - 1) times it, at most 23 times; the naive sum of K terms: K u of the absolute sum
+    let x_rel = eps_abs / eps.abs() + 2.0 * U;
+    let err = (PI * (coef_err + K as f64 * U * abs_sum + tail + 23.0 * x_rel * abs_sum)
+        + U * v.abs())
+        * (1.0 + 1e-6);
+    let sigma = 1.0 + eps * v;
+    (sigma, (v, err))
+}
+
+/// psi(w)·(-1)^n = w^n [sigma E + kappa0], E = (w^eps - 1)/eps (log w at eps = 0), for real w > 0.
+/// Returns (value, error bound, |w|^s rounded up). Errors: L = ln w (LIBM_REL relative; w exact);
+/// w^n by n - 1 multiplications (gamma_{n-1}); E = expm1(eps L)/eps: eps L carries eps's relative
+/// error, L's and a u; expm1's condition number in its argument is <= 1 + |eps L| e^{|eps L|}...
+/// bounded by 2 for |eps L| <= 0.5, plus LIBM_REL; dividing by eps adds eps's error and u.
+fn psi_at(
+    w: f64,
+    n: usize,
+    eps: f64,
+    eps_abs: f64,
+    sigma: f64,
+    kappa0: (f64, f64),
+) -> Result<(f64, f64, f64), Declined> {
+    let l = w.ln();
+    let l_err = LIBM_REL * l.abs();
+    let mut wn = 1.0;
+    for _ in 0..n {
+        wn *= w;
+    }
+    if !wn.is_finite() || wn == 0.0 {
+        return Err(Declined::OutOfRange);
+    }
+    let wn_rel = (n as f64) * U * 1.01;
+    let (e, e_err) = if eps == 0.0 {
+        (l, l_err)
+    } else {
+        let a = eps * l;
+        if a.abs() > 0.5 {
+            return Err(Declined::OutOfRange);
+        }
+        let a_rel = eps_abs / eps.abs() + l_err / l.abs().max(f64::MIN_POSITIVE) + U;
+        let e = a.exp_m1() / eps;
+        let rel = 2.0 * a_rel + LIBM_REL + eps_abs / eps.abs() + U;
+        (e, e.abs() * rel * (1.0 + 1e-6))
+    };
+    // sigma carries (sigma - 1)'s error, below kappa0's error bound (same series) times |eps|
+    let sigma_err = kappa0.1 * eps.abs();
+    let inner = sigma * e + kappa0.0;
+    let inner_err = sigma * e_err
+        + sigma_err * e.abs()
+        + kappa0.1
+        + 2.0 * U * (sigma * e).abs()
+        + U * inner.abs();
+    let v = wn * inner;
+    let err = (wn * inner_err + wn_rel * v.abs() + U * v.abs()) * (1.0 + 1e-6);
+    // |w|^s = w^n e^{eps L} <= w^n e^{|eps L|}, |eps L| <= 0.5
+    let ws = wn * (1.0 + wn_rel) * (eps * l).abs().exp() * (1.0 + 4.0 * U);
+    Ok((v, err, ws))
+}
+
+/// Bounds |alpha' - alpha_true|, |beta' - beta_true| where (alpha', beta') = (sum, product) of the
+/// computed roots (exact reals) and alpha_true = A kappa, beta_true = B kappa^2 at the computed
+/// kappa (and the exact typed A, B): the residuals by TwoSum / FMA (exact up to one rounding) plus
+/// the relative errors `a_rel`, `b_rel` of the computed alpha, beta.
+fn residuals(roots: &[f64], t: &PowerTerm, a_rel: f64, b_rel: f64) -> (f64, f64) {
+    if t.a == 0.0 {
+        let beta = roots[0];
+        return (0.0, beta.abs() * b_rel * (1.0 + 1e-6));
+    }
+    let alpha = t.a * t.kappa;
+    let beta = t.b * t.kappa * t.kappa;
+    if roots.len() == 1 {
+        return (alpha.abs() * a_rel * (1.0 + 1e-6), 0.0);
+    }
+    let (w1, w2) = (roots[0], roots[1]);
+    let sum = w1 + w2;
+    // exact w1 + w2 = sum + err, |err| <= u |sum|
+    let r_alpha = (sum - alpha).abs() + U * sum.abs();
+    // exact w1 w2 - beta = fma(w1, w2, -beta) up to one rounding
+    let r_beta = w1.mul_add(w2, -beta).abs() * (1.0 + U) + f64::MIN_POSITIVE;
+    (
+        (r_alpha + alpha * a_rel) * (1.0 + 1e-6),
+        (r_beta + beta * b_rel) * (1.0 + 1e-6),
+    )
+}
+
+/// An upper bound of every root over the parameter box (alpha' +- d_alpha, beta' +- d_beta), the
+/// roots staying real (checked by the caller through the separation): w1 =
+/// (alpha + sqrt(alpha^2 - 4 beta))/2 grows with alpha and falls with beta; one root: alpha itself.
+fn upper_root(roots: &[f64], d_alpha: f64, d_beta: f64) -> f64 {
+    if roots.len() == 1 {
+        return (roots[0] + d_alpha.max(d_beta)) * (1.0 + 2.0 * U);
+    }
+    let a = (roots[0] + roots[1] + d_alpha) * (1.0 + 2.0 * U);
+    let b = ((roots[0] * roots[1]) * (1.0 - 2.0 * U) - d_beta).max(0.0);
+    let disc = (a * a * (1.0 + 2.0 * U) - 4.0 * b * (1.0 - 2.0 * U)).max(0.0);
+    0.5 * (a + disc.sqrt()) * (1.0 + 8.0 * U)
+}
+
+/// Bounds on |t psi'(t)| and |psi'(t)| for 0 < t <= r (Lemma 14):
+/// t psi' = (-1)^n t^n [n (sigma E + kappa0) + sigma t^eps], psi' = that / t, with
+/// t^n |E| <= sup t^(n + e)|log t| over |e| <= |eps| (E = int_0^1 t^(eps tau) log t d tau), and
+/// sup_{t<=r} t^a |log t| <= r^a |log r| + 1/(e a).
+fn derivative_bounds(n: usize, eps: f64, sigma: f64, kappa0: (f64, f64), r: f64) -> (f64, f64) {
+    let ae = eps.abs();
+    let pw = |m: f64| r.powf(m + ae).max(r.powf(m - ae)) * (1.0 + 4.0 * LIBM_REL);
+    let pl = |m: f64| pw(m) * r.ln().abs() * (1.0 + 4.0 * U) + 1.0 / (std::f64::consts::E * (m - ae));
+    let nf = n as f64;
+    let k0 = kappa0.0.abs() + kappa0.1;
+    let fa = nf * (sigma * pl(nf) + k0 * pw(nf)) + sigma * pw(nf);
+    let fb = nf * (sigma * pl(nf - 1.0) + k0 * pw(nf - 1.0)) + sigma * pw(nf - 1.0);
+    (fa * 1.01, fb * 1.01)
+}
+
+/// int_0^L0 g(x) dx: Gauss-Legendre panels (Lemmas 8, 9) over [X1, L0] with X1 = 1e-20 and the
+/// explicit bound for (0, X1]: for x <= 1, 1 + alpha y + beta y^2 <= (1 + alpha + beta) y^2 with
+/// y = x^-p >= 1, so g <= log(1 + alpha + beta) + 2p log(1/x) and
+/// int_0^X1 g <= X1 (log(1 + alpha + beta) + 2p (log(1/X1) + 1)); g > 0, so the piece is
+/// half that bound plus or minus half of it.
+fn integral_to(t: &PowerTerm, l0: f64) -> (f64, f64) {
+    const X1: f64 = 1e-20;
+    let alpha = t.a * t.kappa;
+    let beta = t.b * t.kappa * t.kappa;
+    let p = t.p + t.p_err;
+    let first = X1 * ((alpha + beta).ln_1p() + 2.0 * p * ((1.0 / X1).ln() + 1.0)) * (1.0 + 1e-10);
+    let mut acc = Accumulator::new();
+    acc.add(0.5 * first, 0.5 * first);
+    let ratio = t.panel_ratio();
+    let mut a = X1;
+    let mut quad_err = 0.0;
+    while a < l0 {
+        let b = (a * ratio).min(l0);
+        let (v, e) = t.panel_integral(a, b);
+        acc.add(v, 0.0);
+        quad_err += e;
+        a = b;
+    }
+    (acc.value(), acc.error() + quad_err * (1.0 + 1e-10))
+}

@@ -1,0 +1,137 @@
+//! The constant C where the series start M is beyond every double depth (unscaled family, small q,
+//! large A/sqrt c): the finite-part route of docs/MATH.md §4.9. Every enclosure must contain its
+//! mpmath reference (tests/reference/far_constants.json, two independent routes each, see
+//! make_far_constants.py) AND be at most 1e-12 wide; the route must agree with the series route of
+//! §4.5 where both apply.
+
+use depthprod::exact::Exact;
+use depthprod::{
+    Enclosure, Family, Limit, Number, Params, ParamsInput, Plan, RouteOptions, VarianceInput,
+};
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn contains_exactly(e: &Enclosure, reference: &str) -> bool {
+    let r = Exact::parse(reference).expect("reference is a decimal");
+    r.cmp_exact(&Exact::from_f64(e.lo)).is_ge() && r.cmp_exact(&Exact::from_f64(e.hi)).is_le()
+}
+
+/// The constant the divergence shows (C + c/d with a log-like term, else C).
+fn shown_constant(plan: &Plan) -> Option<Enclosure> {
+    match plan.limit().unwrap() {
+        Limit::Divergent { divergence } => divergence.constant,
+        Limit::Finite { .. } => panic!("should diverge"),
+    }
+}
+
+#[test]
+fn far_constants_contain_their_references_and_meet_the_width_goal() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/reference/far_constants.json"
+    );
+    let data: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("far_constants.json")).unwrap();
+    let cases = data["cases"].as_array().unwrap();
+    assert!(cases.len() >= 12, "expected the full set, got {}", cases.len());
+    let mut worst: (f64, String) = (0.0, String::new());
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let num = |k: &str| Number::Double(case[k].as_f64().unwrap());
+        let q = match case["q_decimal"].as_str() {
+            Some(text) => Number::Text(text.into()),
+            None => num("q"),
+        };
+        let plan = Plan::from_input(&ParamsInput {
+            family: Family::Unscaled,
+            a: num("A"),
+            b: num("B"),
+            variance: VarianceInput::Power {
+                c: num("c"),
+                q: Some(q),
+                eps: None,
+            },
+        })
+        .unwrap();
+        assert!(plan.unresolved().is_empty(), "{name}: {:?}", plan.unresolved());
+        let shown = shown_constant(&plan).unwrap_or_else(|| panic!("{name}: no constant"));
+        let merged = case["merged"].as_str().unwrap();
+        assert!(
+            contains_exactly(&shown, merged),
+            "{name}: {shown:?} misses {merged}"
+        );
+        assert!(
+            shown.relative_width() <= 1e-12,
+            "{name}: width {:e}",
+            shown.relative_width()
+        );
+        // the classic C of the growth class (c/d apart from C + c/d)
+        let classic = plan.growth().constant.expect("classic C");
+        let c = case["C"].as_str().unwrap();
+        assert!(contains_exactly(&classic, c), "{name}: {classic:?} misses {c}");
+        assert!(classic.relative_width() <= 1e-12, "{name}: {classic:?}");
+        if shown.relative_width() > worst.0 {
+            worst = (shown.relative_width(), name.to_string());
+        }
+    }
+    eprintln!("widest far constant: {:e} at {}", worst.0, worst.1);
+}
+
+/// Where M is a double depth and 1/p is (near) an integer n >= 3, the series route and the
+/// finite-part route both give C (or C + c/d): narrow enclosures that overlap.
+#[test]
+fn finite_part_route_agrees_with_the_series_route() {
+    let forced = RouteOptions {
+        finite_part: true,
+        direct_max: 0.0,
+        ..RouteOptions::default()
+    };
+    let mut checked = 0;
+    for (a, b, c, q) in [
+        (1.0, 0.1, 1.0, 0.5),
+        (1.0, 0.0, 1.0, 0.5),
+        (3.0, 1.0, 1.0, 0.5),
+        (1.0, 0.1, 1.0, 2.0 / 3.0),
+        (2.0, 0.5, 4.0, 0.25),
+        (0.0, 1.0, 1.0, 0.25),
+        (0.0, 2.0, 1.0, 1.0 / 3.0),
+    ] {
+        let params = Params::power(Family::Unscaled, a, b, c, q);
+        let series = shown_constant(&Plan::new(&params).unwrap()).expect("series route C");
+        let finite = shown_constant(&Plan::with_route(&params, forced).unwrap())
+            .unwrap_or_else(|| panic!("A={a} B={b} c={c} q={q}: finite-part route declined"));
+        let what = format!("A={a} B={b} c={c} q={q}: series {series:?}, finite part {finite:?}");
+        assert!(series.relative_width() <= 1e-12, "{what}");
+        assert!(finite.relative_width() <= 1e-12, "{what}");
+        assert!(
+            series.lo <= finite.hi && finite.lo <= series.hi,
+            "{what}: disjoint"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 7);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The corner: small q, large A/sqrt c, real roots (B <= A^2/5), or A = 0. C + c/d is
+    /// certified within 1e-12 and nothing is left unresolved (containment is the reference test's).
+    #[test]
+    fn corner_constants_are_certified(
+        a in 1.0f64..100.0,
+        b_frac in 0.0f64..0.2,
+        c in 1e-3f64..1.0,
+        q in prop::sample::select(vec![0.05, 0.1, 0.2]),
+    ) {
+        let b = (b_frac * a * a).min(100.0);
+        let plan = Plan::new(&Params::power(Family::Unscaled, a, b, c, q)).unwrap();
+        prop_assert!(plan.unresolved().is_empty(), "{:?}", plan.unresolved());
+        let k = shown_constant(&plan).unwrap();
+        prop_assert!(k.relative_width() <= 1e-12, "{k:?}");
+        let plan = Plan::new(&Params::power(Family::Unscaled, 0.0, b.max(1e-2), c, q)).unwrap();
+        prop_assert!(plan.unresolved().is_empty(), "A = 0: {:?}", plan.unresolved());
+        let k = shown_constant(&plan).unwrap();
+        prop_assert!(k.relative_width() <= 1e-12, "A = 0: {k:?}");
+    }
+}
