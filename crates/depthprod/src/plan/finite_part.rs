@@ -35,13 +35,16 @@ pub(super) struct Inputs<'a> {
     pub delta: f64,
 }
 
+/// The roots w_i of w^2 - alpha w + beta (1 + alpha u + beta u^2 = prod (1 + w_i u)): real (one or
+/// two), or the pair x +- i y.
+enum Roots {
+    Real(Vec<f64>),
+    Complex(f64, f64),
+}
+
 /// Why the route declines (the caller keeps its "not resolvable" reason then).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Declined {
-    /// alpha^2 < 4 beta with A > 0: complex roots off the imaginary axis.
-    ComplexRoots,
-    /// The two real roots are within 10 % of each other.
-    CloseRoots,
     /// t^s overflows, or the exponent is too small for this route (s < 3).
     OutOfRange,
 }
@@ -49,30 +52,29 @@ pub(super) enum Declined {
 /// C' = C + c_n/d_n (or C at exact resonance) with an error bound.
 pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64), Declined> {
     let t = inp.term;
-    // The reduced problem: exponent p_r, roots, the relevant n_r.
-    let (p_r, n_r, roots, a_rel, b_rel) = if t.a == 0.0 {
+    let alpha = t.a * t.kappa;
+    let beta = t.b * t.kappa * t.kappa;
+    // The reduced problem: exponent p_r, index n_r, the roots.
+    let (p_r, n_r, roots) = if t.a == 0.0 {
         // f = log(1 + beta u^2): one root beta in v = u^2, p' = 2p, n' = n/2
         if inp.n % 2 != 0 {
             return Err(Declined::OutOfRange);
         }
-        let beta = t.b * t.kappa * t.kappa;
-        // beta = fl(fl(b kappa) kappa): 2u relative; no second root, so no alpha error
-        (2.0 * t.p, inp.n / 2, vec![beta], 0.0, 2.0 * U + inp.delta)
+        (2.0 * t.p, inp.n / 2, Roots::Real(vec![beta]))
+    } else if alpha * alpha - 4.0 * beta < 0.0 {
+        // w = alpha/2 +- i y, y = sqrt(beta - alpha^2/4) (alpha/2 is exact)
+        let x = 0.5 * alpha;
+        let y = x.mul_add(-x, beta).sqrt();
+        (t.p, inp.n, Roots::Complex(x, y))
+    } else if beta == 0.0 {
+        (t.p, inp.n, Roots::Real(vec![alpha]))
     } else {
-        let alpha = t.a * t.kappa;
-        let beta = t.b * t.kappa * t.kappa;
-        let disc = alpha * alpha - 4.0 * beta;
-        if disc < 0.0 {
-            return Err(Declined::ComplexRoots);
-        }
-        if beta == 0.0 {
-            (t.p, inp.n, vec![alpha], U + inp.delta, 0.0)
-        } else {
-            let w1 = 0.5 * (alpha + disc.sqrt());
-            let w2 = beta / w1;
-            (t.p, inp.n, vec![w1, w2], U + inp.delta, 2.0 * U + inp.delta)
-        }
+        let w1 = 0.5 * (alpha + (alpha * alpha - 4.0 * beta).sqrt());
+        (t.p, inp.n, Roots::Real(vec![w1, beta / w1]))
     };
+    // relative errors of the computed alpha = fl(a kappa) and beta = fl(fl(b kappa) kappa) from
+    // A kappa, B kappa^2 at the computed kappa and the typed A, B
+    let (a_rel, b_rel) = (U + inp.delta, 2.0 * U + inp.delta);
     if (n_r as f64) < 3.0 {
         return Err(Declined::OutOfRange);
     }
@@ -89,16 +91,26 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64), Declined> {
     let sign = if n % 2 == 0 { 1.0 } else { -1.0 };
     let kappa0 = (sigma_m1_eps.0 - 1.0 / n as f64, sigma_m1_eps.1 + 2.0 * U / n as f64);
 
-    // Psi = sum psi(w_i), each with its rounding error.
+    // Psi = sum psi(w_i), each with its rounding error (Lemma 13).
     let mut psi = Accumulator::new();
     let mut abs_ws = 0.0; // sum |w_i|^s (for the kappa scaling below)
-    for &w in &roots {
-        if w == 0.0 {
-            continue;
+    match &roots {
+        Roots::Real(ws) => {
+            for &w in ws {
+                if w == 0.0 {
+                    continue;
+                }
+                let (v, e, m) = psi_at(w, n, eps, eps_abs, sigma, kappa0)?;
+                psi.add(sign * v, e);
+                abs_ws += m;
+            }
         }
-        let (v, e, ws) = psi_at(w, n, eps, eps_abs, sigma, kappa0)?;
-        psi.add(sign * v, e);
-        abs_ws += ws;
+        Roots::Complex(x, y) => {
+            // the pair contributes 2 Re psi(x + i y)
+            let (v, e, m) = psi_at_complex(*x, *y, n, eps, eps_abs, sigma, kappa0)?;
+            psi.add(2.0 * sign * v, 2.0 * e);
+            abs_ws += 2.0 * m;
+        }
     }
     let (psi_v, mut psi_e) = (psi.value(), psi.error());
 
@@ -106,33 +118,44 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64), Declined> {
     // (i) Non-homogeneous: the computed roots are the exact roots of (w1 + w2, w1 w2); these differ
     // from (alpha, beta) by residuals, and alpha, beta from the exact A kappa, B kappa^2 (kappa the
     // computed one) by a_rel, b_rel.
-    let (d_alpha, d_beta) = residuals(&roots, t, a_rel, b_rel);
+    let (d_alpha, d_beta) = residuals(&roots, alpha, beta, t.a == 0.0, a_rel, b_rel);
     if d_alpha > 0.0 || d_beta > 0.0 {
         let r = upper_root(&roots, d_alpha, d_beta);
         let (fa, fb) = derivative_bounds(n, eps, sigma, kappa0, r);
-        let sep = if roots.len() == 2 {
-            // lower bound of w1 - w2 = sqrt(alpha^2 - 4 beta) over the box
-            let (w1, w2) = (roots[0], roots[1]);
-            let alpha_lo = (w1 + w2) * (1.0 - 2.0 * U) - d_alpha;
-            let beta_hi = w1 * w2 * (1.0 + 2.0 * U) + d_beta;
-            let s2 = alpha_lo * alpha_lo * (1.0 - 2.0 * U) - 4.0 * beta_hi * (1.0 + 2.0 * U);
-            if s2 <= 0.0 {
-                return Err(Declined::CloseRoots);
+        // always valid: the divided differences are at most the sup of F' on the segment
+        let (ca, cb) = second_derivative_bounds(n, eps, sigma, kappa0, r);
+        let crude = d_alpha * ca + d_beta * cb;
+        let moved = match &roots {
+            Roots::Real(ws) if ws.len() == 2 => {
+                // lower bound of w1 - w2 = sqrt(alpha^2 - 4 beta) over the box
+                let (w1, w2) = (ws[0], ws[1]);
+                let alpha_lo = (w1 + w2) * (1.0 - 2.0 * U) - d_alpha;
+                let beta_hi = w1 * w2 * (1.0 + 2.0 * U) + d_beta;
+                let s2 = alpha_lo * alpha_lo * (1.0 - 2.0 * U) - 4.0 * beta_hi * (1.0 + 2.0 * U);
+                if s2 > 0.0 && alpha_lo > 0.0 {
+                    // divided differences [F(w1) - F(w2)]/(w1 - w2) <= (|F(w1)| + |F(w2)|)/sep
+                    let sep = s2.sqrt() * (1.0 - 2.0 * U);
+                    crude.min((d_alpha * 2.0 * fa + d_beta * 2.0 * fb) / sep)
+                } else {
+                    crude
+                }
             }
-            let sep = s2.sqrt() * (1.0 - 2.0 * U);
-            if sep < 0.1 * r {
-                return Err(Declined::CloseRoots);
+            // one root w = alpha (or beta in u^2): dPsi = psi'(w) dw, |psi'| <= fb
+            Roots::Real(_) => d_alpha.max(d_beta) * fb,
+            Roots::Complex(x, y) => {
+                // |w1 - w2| = sqrt(4 beta - alpha^2) over the box, bounded below
+                let alpha_hi = 2.0 * x * (1.0 + 2.0 * U) + d_alpha;
+                let beta_lo = x.mul_add(*x, y * y) * (1.0 - 2.0 * U) - d_beta;
+                let s2 = 4.0 * beta_lo * (1.0 - 2.0 * U) - alpha_hi * alpha_hi * (1.0 + 2.0 * U);
+                if s2 > 0.0 {
+                    let sep = s2.sqrt() * (1.0 - 2.0 * U);
+                    crude.min((d_alpha * 2.0 * fa + d_beta * 2.0 * fb) / sep)
+                } else {
+                    crude
+                }
             }
-            Some(sep)
-        } else {
-            None
         };
-        psi_e += match sep {
-            // divided differences [F(w1) - F(w2)]/(w1 - w2) <= (|F(w1)| + |F(w2)|)/sep
-            Some(sep) => (d_alpha * 2.0 * fa + d_beta * 2.0 * fb) / sep,
-            // one root w = alpha: dPsi/dalpha = psi'(alpha), |psi'| <= fb
-            None => d_alpha.max(d_beta) * fb,
-        } * (1.0 + 1e-6);
+        psi_e += moved * (1.0 + 1e-6);
     }
     // (ii) kappa's own error scales every root by lambda = (kappa_true/kappa)^(1 or 2):
     // psi(lambda t) = lambda^n [psi(t) + (-1)^n sigma t^s (lambda^eps - 1)/eps].
@@ -268,56 +291,234 @@ fn psi_at(
 
 /// Bounds |alpha' - alpha_true|, |beta' - beta_true| where (alpha', beta') = (sum, product) of the
 /// computed roots (exact reals) and alpha_true = A kappa, beta_true = B kappa^2 at the computed
-/// kappa (and the exact typed A, B): the residuals by TwoSum / FMA (exact up to one rounding) plus
-/// the relative errors `a_rel`, `b_rel` of the computed alpha, beta.
-fn residuals(roots: &[f64], t: &PowerTerm, a_rel: f64, b_rel: f64) -> (f64, f64) {
-    if t.a == 0.0 {
-        let beta = roots[0];
-        return (0.0, beta.abs() * b_rel * (1.0 + 1e-6));
+/// kappa (and the exact typed A, B): the residuals by TwoSum / FMA (exact up to one rounding each)
+/// plus the relative errors `a_rel`, `b_rel` of the computed alpha, beta.
+fn residuals(
+    roots: &Roots,
+    alpha: f64,
+    beta: f64,
+    a_zero: bool,
+    a_rel: f64,
+    b_rel: f64,
+) -> (f64, f64) {
+    let slack = 1.0 + 1e-6;
+    match roots {
+        Roots::Real(ws) if a_zero => (0.0, ws[0].abs() * b_rel * slack),
+        Roots::Real(ws) if ws.len() == 1 => (alpha.abs() * a_rel * slack, 0.0),
+        Roots::Real(ws) => {
+            let (w1, w2) = (ws[0], ws[1]);
+            let sum = w1 + w2;
+            // exact w1 + w2 = sum + err, |err| <= u |sum|
+            let r_alpha = (sum - alpha).abs() + U * sum.abs();
+            // exact w1 w2 - beta = fma(w1, w2, -beta) up to one rounding
+            let r_beta = w1.mul_add(w2, -beta).abs() * (1.0 + U) + f64::MIN_POSITIVE;
+            (
+                (r_alpha + alpha * a_rel) * slack,
+                (r_beta + beta * b_rel) * slack,
+            )
+        }
+        Roots::Complex(x, y) => {
+            // alpha' = 2x = alpha exactly; beta' = x^2 + y^2: fma(y, y, fma(x, x, -beta)) with
+            // two roundings, each at most u of its result
+            let inner = x.mul_add(*x, -beta);
+            let r = y.mul_add(*y, inner);
+            let r_beta = r.abs() * (1.0 + U) + U * inner.abs() * (1.0 + U) + f64::MIN_POSITIVE;
+            (alpha * a_rel * slack, (r_beta + beta * b_rel) * slack)
+        }
     }
-    let alpha = t.a * t.kappa;
-    let beta = t.b * t.kappa * t.kappa;
-    if roots.len() == 1 {
-        return (alpha.abs() * a_rel * (1.0 + 1e-6), 0.0);
-    }
-    let (w1, w2) = (roots[0], roots[1]);
-    let sum = w1 + w2;
-    // exact w1 + w2 = sum + err, |err| <= u |sum|
-    let r_alpha = (sum - alpha).abs() + U * sum.abs();
-    // exact w1 w2 - beta = fma(w1, w2, -beta) up to one rounding
-    let r_beta = w1.mul_add(w2, -beta).abs() * (1.0 + U) + f64::MIN_POSITIVE;
-    (
-        (r_alpha + alpha * a_rel) * (1.0 + 1e-6),
-        (r_beta + beta * b_rel) * (1.0 + 1e-6),
-    )
 }
 
-/// An upper bound of every root over the parameter box (alpha' +- d_alpha, beta' +- d_beta), the
-/// roots staying real (checked by the caller through the separation): w1 =
-/// (alpha + sqrt(alpha^2 - 4 beta))/2 grows with alpha and falls with beta; one root: alpha itself.
-fn upper_root(roots: &[f64], d_alpha: f64, d_beta: f64) -> f64 {
-    if roots.len() == 1 {
-        return (roots[0] + d_alpha.max(d_beta)) * (1.0 + 2.0 * U);
+/// An upper bound of |w| for every root over the parameter box (alpha' + d_alpha, beta' + d_beta):
+/// |w|^2 <= alpha |w| + beta for any root, so |w| <= (alpha + sqrt(alpha^2 + 4 beta))/2; for two
+/// real roots w1 = (alpha + sqrt(alpha^2 - 4 beta))/2 is tighter (valid while they stay real, which
+/// the caller's separation check ensures; otherwise the general bound is used); one root: itself.
+fn upper_root(roots: &Roots, d_alpha: f64, d_beta: f64) -> f64 {
+    let (alpha, beta) = match roots {
+        Roots::Real(ws) if ws.len() == 1 => {
+            return (ws[0] + d_alpha.max(d_beta)) * (1.0 + 2.0 * U);
+        }
+        Roots::Real(ws) => (ws[0] + ws[1], ws[0] * ws[1]),
+        Roots::Complex(x, y) => (2.0 * x, x * x + y * y),
+    };
+    let a = (alpha + d_alpha) * (1.0 + 2.0 * U);
+    let b_hi = (beta * (1.0 + 2.0 * U) + d_beta) * (1.0 + U);
+    let general = 0.5 * (a + (a * a + 4.0 * b_hi).sqrt()) * (1.0 + 8.0 * U);
+    if let Roots::Real(_) = roots {
+        let b_lo = (beta * (1.0 - 2.0 * U) - d_beta).max(0.0);
+        let disc = a * a * (1.0 + 2.0 * U) - 4.0 * b_lo * (1.0 - 2.0 * U);
+        if disc > 0.0 {
+            // sqrt(beta) <= w1 while real, and bounds |w| where the box turns complex
+            let tight = (0.5 * (a + disc.sqrt()) * (1.0 + 8.0 * U)).max(b_hi.sqrt() * (1.0 + 2.0 * U));
+            return tight.min(general);
+        }
     }
-    let a = (roots[0] + roots[1] + d_alpha) * (1.0 + 2.0 * U);
-    let b = ((roots[0] * roots[1]) * (1.0 - 2.0 * U) - d_beta).max(0.0);
-    let disc = (a * a * (1.0 + 2.0 * U) - 4.0 * b * (1.0 - 2.0 * U)).max(0.0);
-    0.5 * (a + disc.sqrt()) * (1.0 + 8.0 * U)
+    if let Roots::Complex(..) = roots {
+        // complex throughout the box: |w|^2 = beta
+        if a * a * (1.0 + 2.0 * U) < 4.0 * (beta * (1.0 - 2.0 * U) - d_beta) {
+            return (b_hi.sqrt() * (1.0 + 2.0 * U)).min(general);
+        }
+    }
+    general
 }
 
-/// Bounds on |t psi'(t)| and |psi'(t)| for 0 < t <= r (Lemma 14):
-/// t psi' = (-1)^n t^n [n (sigma E + kappa0) + sigma t^eps], psi' = that / t, with
-/// t^n |E| <= sup t^(n + e)|log t| over |e| <= |eps| (E = int_0^1 t^(eps tau) log t d tau), and
-/// sup_{t<=r} t^a |log t| <= r^a |log r| + 1/(e a).
-fn derivative_bounds(n: usize, eps: f64, sigma: f64, kappa0: (f64, f64), r: f64) -> (f64, f64) {
+/// sup over 0 < |t| <= r, Re t >= 0, |e| <= |eps| of |t^(m + e)| and of |t^(m + e)| (|log|t|| + pi/2)
+/// (which bounds |t^m E(t)|, E(t) = (t^eps - 1)/eps = int_0^1 t^(eps tau) log t d tau, as
+/// |log t| <= |log|t|| + pi/2): r^a is increasing in r, and sup_{0<r<=R} r^a |log r| <=
+/// max(R^a |log R|, 1/(e a)) for a > 0.
+fn power_bounds(eps: f64, r: f64) -> (impl Fn(f64) -> f64, impl Fn(f64) -> f64) {
     let ae = eps.abs();
-    let pw = |m: f64| r.powf(m + ae).max(r.powf(m - ae)) * (1.0 + 4.0 * LIBM_REL);
-    let pl = |m: f64| pw(m) * r.ln().abs() * (1.0 + 4.0 * U) + 1.0 / (std::f64::consts::E * (m - ae));
+    let pw = move |m: f64| r.powf(m + ae).max(r.powf(m - ae)) * (1.0 + 4.0 * LIBM_REL);
+    let pl = move |m: f64| {
+        pw(m) * (r.ln().abs() * (1.0 + 4.0 * U) + PI / 2.0) + 1.0 / (std::f64::consts::E * (m - ae))
+    };
+    (pw, pl)
+}
+
+/// Bounds on |t psi'(t)| and |psi'(t)| for |t| <= r, Re t >= 0 (Lemma 14):
+/// t psi' = (-1)^n t^n [n (sigma E + kappa0) + sigma t^eps], psi' = that / t.
+fn derivative_bounds(n: usize, eps: f64, sigma: f64, kappa0: (f64, f64), r: f64) -> (f64, f64) {
+    let (pw, pl) = power_bounds(eps, r);
     let nf = n as f64;
     let k0 = kappa0.0.abs() + kappa0.1;
     let fa = nf * (sigma * pl(nf) + k0 * pw(nf)) + sigma * pw(nf);
     let fb = nf * (sigma * pl(nf - 1.0) + k0 * pw(nf - 1.0)) + sigma * pw(nf - 1.0);
     (fa * 1.01, fb * 1.01)
+}
+
+/// Bounds on |(t psi')'| and |psi''| for |t| <= r, Re t >= 0 (Lemma 14), from
+/// (t psi')' = (-1)^n t^(n-1) [n^2 (sigma E + kappa0) + (2n + eps) sigma t^eps],
+/// psi'' = (-1)^n t^(n-2) [n (n-1) (sigma E + kappa0) + (2n - 1 + eps) sigma t^eps].
+fn second_derivative_bounds(
+    n: usize,
+    eps: f64,
+    sigma: f64,
+    kappa0: (f64, f64),
+    r: f64,
+) -> (f64, f64) {
+    let (pw, pl) = power_bounds(eps, r);
+    let nf = n as f64;
+    let ae = eps.abs();
+    let k0 = kappa0.0.abs() + kappa0.1;
+    let ca = nf * nf * (sigma * pl(nf - 1.0) + k0 * pw(nf - 1.0)) + (2.0 * nf + ae) * sigma * pw(nf - 1.0);
+    let cb = nf * (nf - 1.0) * (sigma * pl(nf - 2.0) + k0 * pw(nf - 2.0))
+        + (2.0 * nf - 1.0 + ae) * sigma * pw(nf - 2.0);
+    (ca * 1.01, cb * 1.01)
+}
+
+/// arg(x + i y) for x, y > 0 without atan: theta = 2 atan(z), z = y/(|w| + x) < 1, then two
+/// half-angle steps z -> z/(1 + sqrt(1 + z^2)) (atan z = 2 atan of that) bring z below 0.2, and
+/// atan z = z - z^3/3 + ... (alternating, decreasing: the first omitted term bounds the rest).
+/// Errors (relative): z carries <= 5u (hypot by sqrt of a sum of squares 2.5u, the sum u, the
+/// quotient u); each step passes z's relative error with factor 1/sqrt(1 + z^2) <= 1 and adds
+/// <= 5u (sqrt, sums, quotient); the series adds <= 3u of its value (terms below z with relative
+/// errors of a few u, alternating); atan's condition number z/((1 + z^2) atan z) is <= 1; the
+/// factors 2 are exact. Total <= 25u; 30u is returned.
+fn arg(x: f64, y: f64) -> (f64, f64) {
+    let r = x.mul_add(x, y * y).sqrt();
+    let mut z = y / (r + x);
+    for _ in 0..2 {
+        z /= 1.0 + z.mul_add(z, 1.0).sqrt();
+    }
+    let z2 = z * z;
+    let mut term = z;
+    let mut sum = 0.0;
+    let mut k = 0;
+    while k < 40 {
+        let t = term / (2 * k + 1) as f64;
+        if t.abs() < 1e-30 * z {
+            break;
+        }
+        sum += if k % 2 == 0 { t } else { -t };
+        term *= z2;
+        k += 1;
+    }
+    let theta = 8.0 * sum;
+    (theta, 30.0 * U * theta + 8.0 * 1e-30 * z)
+}
+
+/// 2 Re psi(w)·(-1)^n / 2 = Re (w^n [sigma E(w) + kappa0]) for w = x + i y, x, y > 0, with an error
+/// bound and |w|^s rounded up. log w = L + i theta, L = log|w| = log(x^2 + y^2)/2 (LIBM_REL and
+/// the 1.5u of the sum of squares, halved), theta by [`arg`]; w^eps - 1 =
+/// expm1(eps L) cos(eps theta) - 2 sin^2(eps theta/2) + i e^(eps L) sin(eps theta), each factor
+/// with sin's and expm1's LIBM_REL and its argument's relative error (eps's, L's or theta's and a
+/// u) times the condition number <= 2 (|arguments| <= 0.5); w^n by n - 1 complex products, each
+/// within sqrt(5) u of the exact one in modulus.
+fn psi_at_complex(
+    x: f64,
+    y: f64,
+    n: usize,
+    eps: f64,
+    eps_abs: f64,
+    sigma: f64,
+    kappa0: (f64, f64),
+) -> Result<(f64, f64, f64), Declined> {
+    let m2 = x.mul_add(x, y * y);
+    let l = 0.5 * m2.ln();
+    let l_err = LIBM_REL * l.abs() + 1.5 * U * 1.01;
+    let (theta, theta_err) = arg(x, y);
+    // w^n
+    let (mut re, mut im) = (1.0, 0.0);
+    for _ in 0..n {
+        let (a, b) = (re * x - im * y, re * y + im * x);
+        re = a;
+        im = b;
+    }
+    let mod_n = re.hypot(im);
+    if !mod_n.is_finite() || mod_n == 0.0 {
+        return Err(Declined::OutOfRange);
+    }
+    // |w|^n from m2 for the bound: (x^2 + y^2)^(n/2) rounded up
+    let wn_abs = (0.5 * n as f64 * m2.ln()).exp() * (1.0 + 1e-12);
+    let wn_err = wn_abs * (n as f64) * 5f64.sqrt() * U * 1.01;
+    // E = (w^eps - 1)/eps, or log w at eps = 0
+    let (e_re, e_im, e_err) = if eps == 0.0 {
+        (l, theta, l_err + theta_err)
+    } else {
+        let (a, b) = (eps * l, eps * theta);
+        if a.abs() > 0.5 || b.abs() > 0.5 {
+            return Err(Declined::OutOfRange);
+        }
+        let eps_rel = eps_abs / eps.abs();
+        let a_err = a.abs() * (eps_rel + U) + eps.abs() * l_err;
+        let b_err = b.abs() * (eps_rel + U) + eps.abs() * theta_err;
+        let em = a.exp_m1();
+        let sb = b.sin();
+        let sh = (0.5 * b).sin();
+        let cm1 = -2.0 * sh * sh; // cos b - 1
+        let cb = 1.0 + cm1;
+        // first-order moves: |d expm1(a)| <= e^|a| |da|, |d sin| <= |db|, |d(cos - 1)| <= |b| |db|
+        let em_err = em.abs() * LIBM_REL + 1.7 * a_err;
+        let sb_err = sb.abs() * LIBM_REL + b_err;
+        let cm1_err = cm1.abs() * (2.0 * LIBM_REL + 4.0 * U) + b.abs() * b_err;
+        let re_num = em * cb + cm1;
+        let im_num = (1.0 + em) * sb;
+        let num_err = em_err * cb.abs()
+            + em.abs() * cm1_err
+            + cm1_err
+            + sb_err * (1.0 + em.abs())
+            + sb.abs() * em_err
+            + 4.0 * U * (re_num.abs() + im_num.abs());
+        let (er, ei) = (re_num / eps, im_num / eps);
+        let err = (num_err + (eps_rel + U) * (re_num.abs() + im_num.abs())) / eps.abs();
+        (er, ei, err * (1.0 + 1e-6))
+    };
+    // inner = sigma E + kappa0
+    let sigma_err = kappa0.1 * eps.abs();
+    let (in_re, in_im) = (sigma * e_re + kappa0.0, sigma * e_im);
+    let in_abs = in_re.abs() + in_im.abs();
+    let in_err = sigma * e_err
+        + sigma_err * (e_re.abs() + e_im.abs())
+        + kappa0.1
+        + 3.0 * U * (sigma * (e_re.abs() + e_im.abs()) + in_abs);
+    // Re (w^n inner)
+    let v = re * in_re - im * in_im;
+    let err = (wn_abs * in_err
+        + wn_err * in_abs
+        + 2.0 * U * (re.abs() * in_re.abs() + im.abs() * in_im.abs()))
+        * (1.0 + 1e-6);
+    // |w|^s <= |w|^n e^{|eps L|}
+    let ws = wn_abs * (eps * l).abs().exp() * (1.0 + 4.0 * U);
+    Ok((v, err, ws))
 }
 
 /// int_0^L0 g(x) dx: Gauss-Legendre panels (Lemmas 8, 9) over [X1, L0] with X1 = 1e-20 and the

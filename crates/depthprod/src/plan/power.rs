@@ -315,8 +315,6 @@ impl PowerPlan {
         };
         if let Some(Err(why)) = self.far {
             let detail = match why {
-                Declined::ComplexRoots => "the finite-part route that replaces them is written for 1 + A x + B x^2 with real roots or A = 0, and here A^2 < 4B",
-                Declined::CloseRoots => "the finite-part route that replaces them needs the two roots of 1 + A x + B x^2 apart by 10 % or more, and here they are closer",
                 Declined::OutOfRange => "the finite-part route that replaces them needs 1/p within 10^-3 p of an integer (1/(2p) when A = 0), and here it is not",
             };
             return Some(format!(
