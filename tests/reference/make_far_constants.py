@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reference constants C (and C' = C + c_n/d_n, docs/MATH.md section 6.6) of the unscaled family at
-small q, where the series start M is beyond every double depth (docs/MATH.md section 4.9).
+small q, where the series start M is beyond every double depth (docs/MATH.md section 4.8).
 
 Each value is computed two independent ways at 60 digits and kept only if they agree to 1e-30
 relative (to max(1, |value|)):
@@ -119,6 +119,8 @@ def constant(A, B, c, q):
     if P.get('exact_p') is not None and (1 / P['exact_p']).denominator == 1:
         n_res = int(1 / P['exact_p'])
         s = mpf(n_res)
+    elif s == mp.floor(s):
+        n_res = int(s)   # a double q whose 1/p is an exact integer (q = 0.5)
     alpha, beta = P['A'] * P['kappa'], P['B'] * P['kappa'] ** 2
     # closed
     J = 300
@@ -162,7 +164,7 @@ def main():
                         agreement=mp.nstr(agree, 3)))
         print(name, mp.nstr(c1, 25), mp.nstr(c1 + shift, 25), mp.nstr(agree, 3), flush=True)
     with open('far_constants.json', 'w') as fh:
-        json.dump(dict(about='docs/MATH.md section 4.9; make_far_constants.py', cases=out), fh, indent=1)
+        json.dump(dict(about='docs/MATH.md section 4.8; make_far_constants.py', cases=out), fh, indent=1)
 
 
 if __name__ == '__main__':

@@ -1,5 +1,5 @@
 //! The constant C where the series start M is beyond every double depth (unscaled family, small q,
-//! large A/sqrt c): the finite-part route of docs/MATH.md §4.9. Every enclosure must contain its
+//! large A/sqrt c): the finite-part route of docs/MATH.md §4.8. Every enclosure must contain its
 //! mpmath reference (tests/reference/far_constants.json, two independent routes each, see
 //! make_far_constants.py) AND be at most 1e-12 wide; the route must agree with the series route of
 //! §4.5 where both apply.
@@ -33,7 +33,11 @@ fn far_constants_contain_their_references_and_meet_the_width_goal() {
     let data: Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("far_constants.json")).unwrap();
     let cases = data["cases"].as_array().unwrap();
-    assert!(cases.len() >= 12, "expected the full set, got {}", cases.len());
+    assert!(
+        cases.len() >= 12,
+        "expected the full set, got {}",
+        cases.len()
+    );
     let mut worst: (f64, String) = (0.0, String::new());
     for case in cases {
         let name = case["name"].as_str().unwrap();
@@ -53,7 +57,11 @@ fn far_constants_contain_their_references_and_meet_the_width_goal() {
             },
         })
         .unwrap();
-        assert!(plan.unresolved().is_empty(), "{name}: {:?}", plan.unresolved());
+        assert!(
+            plan.unresolved().is_empty(),
+            "{name}: {:?}",
+            plan.unresolved()
+        );
         let shown = shown_constant(&plan).unwrap_or_else(|| panic!("{name}: no constant"));
         let merged = case["merged"].as_str().unwrap();
         assert!(
@@ -68,7 +76,10 @@ fn far_constants_contain_their_references_and_meet_the_width_goal() {
         // the classic C of the growth class (c/d apart from C + c/d)
         let classic = plan.growth().constant.expect("classic C");
         let c = case["C"].as_str().unwrap();
-        assert!(contains_exactly(&classic, c), "{name}: {classic:?} misses {c}");
+        assert!(
+            contains_exactly(&classic, c),
+            "{name}: {classic:?} misses {c}"
+        );
         assert!(classic.relative_width() <= 1e-12, "{name}: {classic:?}");
         if shown.relative_width() > worst.0 {
             worst = (shown.relative_width(), name.to_string());

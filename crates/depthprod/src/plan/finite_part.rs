@@ -1,5 +1,5 @@
 //! The constant C (or C + c/d, docs/MATH.md §6.6) of a divergent power law where 1/p is close to an
-//! integer n and the series split point M is beyond every double depth (docs/MATH.md §4.9).
+//! integer n and the series split point M is beyond every double depth (docs/MATH.md §4.8).
 //!
 //! There the route of §4.5 would add partial sums of size >= 10^16 that cancel. Instead, with
 //! u = x^-p, s = 1/p and f(u) = log(1 + alpha u + beta u^2) = log(1 + w1 u) + log(1 + w2 u)
@@ -7,13 +7,13 @@
 //!
 //! ```text
 //! C = sum_{l<L0} g(l) + [g(L0)/2 - E(L0) + R] - int_0^L0 g(x) dx + Psi,
-//! Psi = s FP int_0^inf u^(-s-1) f(u) du = sum_i w_i^s pi / sin(pi s)          (Lemma 12)
+//! Psi = s FP int_0^inf u^(-s-1) f(u) du = sum_i w_i^s pi / sin(pi s)          (Lemma F1)
 //! ```
 //!
 //! and, for s = n + eps near n (log-like term, or exact resonance eps = 0), the merged constant
 //! C' = C + c_n/d_n (d_n = 1 - n p = eps/s) replaces Psi by sum_i psi(w_i),
 //! psi(t) = (-1)^n t^n [sigma (t^eps - 1)/eps + (sigma - 1)/eps - 1/n], sigma = pi eps / sin(pi eps)
-//! (Lemma 13). Every piece is computed with relative rounding: no cancelling partial sums.
+//! (Lemma F2). Every piece is computed with relative rounding: no cancelling partial sums.
 //!
 //! With A = 0, f(u) = log(1 + beta u^2) is the same problem in u^2 (p' = 2p, one root w = beta).
 
@@ -89,9 +89,12 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64), Declined> {
     let (sigma, sigma_m1_eps) = sigma_parts(eps, eps_abs);
     let n = n_r;
     let sign = if n % 2 == 0 { 1.0 } else { -1.0 };
-    let kappa0 = (sigma_m1_eps.0 - 1.0 / n as f64, sigma_m1_eps.1 + 2.0 * U / n as f64);
+    let kappa0 = (
+        sigma_m1_eps.0 - 1.0 / n as f64,
+        sigma_m1_eps.1 + 2.0 * U / n as f64,
+    );
 
-    // Psi = sum psi(w_i), each with its rounding error (Lemma 13).
+    // Psi = sum psi(w_i), each with its rounding error (Lemma F2).
     let mut psi = Accumulator::new();
     let mut abs_ws = 0.0; // sum |w_i|^s (for the kappa scaling below)
     match &roots {
@@ -114,7 +117,7 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64), Declined> {
     }
     let (psi_v, mut psi_e) = (psi.value(), psi.error());
 
-    // Parameters off their exact values (Lemma 14).
+    // Parameters off their exact values (Lemma F3).
     // (i) Non-homogeneous: the computed roots are the exact roots of (w1 + w2, w1 w2); these differ
     // from (alpha, beta) by residuals, and alpha, beta from the exact A kappa, B kappa^2 (kappa the
     // computed one) by a_rel, b_rel.
@@ -167,7 +170,8 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64), Declined> {
     if eta > 0.0 {
         let g = grow(n, eta);
         // |lambda^eps - 1|/|eps| <= |log lambda| lambda^|eps| <= 1.01 * 1.01 eta for eta < 1e-10
-        psi_e += (g * (psi_v.abs() + psi_e) + (1.0 + g) * sigma * abs_ws * 1.03 * eta) * (1.0 + 1e-6);
+        psi_e +=
+            (g * (psi_v.abs() + psi_e) + (1.0 + g) * sigma * abs_ws * 1.03 * eta) * (1.0 + 1e-6);
     }
 
     // The Euler-Maclaurin pieces and the integral of g over (0, L0].
@@ -181,11 +185,12 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64), Declined> {
     acc.add(-e0, e0e);
     acc.add(-int_v, int_e);
     acc.add(psi_v, psi_e);
-    // typed A, B (Lemma 14 (iii)): head and integral have positive integrands that move by at most
+    // typed A, B (Lemma F3 (iii)): head and integral have positive integrands that move by at most
     // (1+delta)^2 - 1 times themselves; the Euler-Maclaurin difference by 4 delta'' g(L0)
     let moved = if inp.delta > 0.0 {
         let g2 = grow(2, inp.delta);
-        (g2 * (inp.head.0.abs() + int_v.abs()) + 4.0 * g2 * (1.0 + g2) * (g0 + g0e)) * (1.0 + 4.0 * U)
+        (g2 * (inp.head.0.abs() + int_v.abs()) + 4.0 * g2 * (1.0 + g2) * (g0 + g0e))
+            * (1.0 + 4.0 * U)
     } else {
         0.0
     };
@@ -348,7 +353,8 @@ fn upper_root(roots: &Roots, d_alpha: f64, d_beta: f64) -> f64 {
         let disc = a * a * (1.0 + 2.0 * U) - 4.0 * b_lo * (1.0 - 2.0 * U);
         if disc > 0.0 {
             // sqrt(beta) <= w1 while real, and bounds |w| where the box turns complex
-            let tight = (0.5 * (a + disc.sqrt()) * (1.0 + 8.0 * U)).max(b_hi.sqrt() * (1.0 + 2.0 * U));
+            let tight =
+                (0.5 * (a + disc.sqrt()) * (1.0 + 8.0 * U)).max(b_hi.sqrt() * (1.0 + 2.0 * U));
             return tight.min(general);
         }
     }
@@ -374,7 +380,7 @@ fn power_bounds(eps: f64, r: f64) -> (impl Fn(f64) -> f64, impl Fn(f64) -> f64) 
     (pw, pl)
 }
 
-/// Bounds on |t psi'(t)| and |psi'(t)| for |t| <= r, Re t >= 0 (Lemma 14):
+/// Bounds on |t psi'(t)| and |psi'(t)| for |t| <= r, Re t >= 0 (Lemma F3):
 /// t psi' = (-1)^n t^n [n (sigma E + kappa0) + sigma t^eps], psi' = that / t.
 fn derivative_bounds(n: usize, eps: f64, sigma: f64, kappa0: (f64, f64), r: f64) -> (f64, f64) {
     let (pw, pl) = power_bounds(eps, r);
@@ -385,7 +391,7 @@ fn derivative_bounds(n: usize, eps: f64, sigma: f64, kappa0: (f64, f64), r: f64)
     (fa * 1.01, fb * 1.01)
 }
 
-/// Bounds on |(t psi')'| and |psi''| for |t| <= r, Re t >= 0 (Lemma 14), from
+/// Bounds on |(t psi')'| and |psi''| for |t| <= r, Re t >= 0 (Lemma F3), from
 /// (t psi')' = (-1)^n t^(n-1) [n^2 (sigma E + kappa0) + (2n + eps) sigma t^eps],
 /// psi'' = (-1)^n t^(n-2) [n (n-1) (sigma E + kappa0) + (2n - 1 + eps) sigma t^eps].
 fn second_derivative_bounds(
@@ -399,7 +405,8 @@ fn second_derivative_bounds(
     let nf = n as f64;
     let ae = eps.abs();
     let k0 = kappa0.0.abs() + kappa0.1;
-    let ca = nf * nf * (sigma * pl(nf - 1.0) + k0 * pw(nf - 1.0)) + (2.0 * nf + ae) * sigma * pw(nf - 1.0);
+    let ca = nf * nf * (sigma * pl(nf - 1.0) + k0 * pw(nf - 1.0))
+        + (2.0 * nf + ae) * sigma * pw(nf - 1.0);
     let cb = nf * (nf - 1.0) * (sigma * pl(nf - 2.0) + k0 * pw(nf - 2.0))
         + (2.0 * nf - 1.0 + ae) * sigma * pw(nf - 2.0);
     (ca * 1.01, cb * 1.01)

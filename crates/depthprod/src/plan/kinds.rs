@@ -99,7 +99,7 @@ pub struct RouteOptions {
     /// Exponential variance: always sum directly (the engine before the Euler-Maclaurin route),
     /// so tests can compare the two.
     pub exponential_direct: bool,
-    /// Power law: take the constant C from the finite-part route (docs/MATH.md §4.9) wherever it
+    /// Power law: take the constant C from the finite-part route (docs/MATH.md §4.8) wherever it
     /// applies, not only beyond every double depth, so tests can compare it with the series route.
     pub finite_part: bool,
 }

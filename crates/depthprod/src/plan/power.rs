@@ -50,7 +50,7 @@ pub(super) struct PowerPlan {
     pub(super) below_m: (f64, f64),
     pub(super) zero: bool,
     /// Beyond every double depth (M > 2^64, divergent): the merged constant C' = C + c_n/d_n and
-    /// the classic C from the finite-part route ([`finite_part`], docs/MATH.md §4.9), or why that
+    /// the classic C from the finite-part route ([`finite_part`], docs/MATH.md §4.8), or why that
     /// route declines.
     pub(super) far: Option<Result<FarConstant, Declined>>,
     /// [`RouteOptions::finite_part`].
@@ -297,11 +297,7 @@ impl PowerPlan {
                 let v = merged.0 - q;
                 (v, merged.1 + qe + U * v.abs())
             };
-            FarConstant {
-                n,
-                merged,
-                classic,
-            }
+            FarConstant { n, merged, classic }
         }))
     }
 
@@ -372,7 +368,7 @@ impl PowerPlan {
         }
         self.delta = delta;
         if self.far.is_some() {
-            // the finite-part route bounds the inputs' effect itself (finite_part, Lemma 14)
+            // the finite-part route bounds the inputs' effect itself (finite_part, Lemma F3)
             self.far = self.far_constant();
             self.infinity = self.value_at_infinity();
         } else {
