@@ -73,14 +73,19 @@ fn far_constants_contain_their_references_and_meet_the_width_goal() {
             "{name}: width {:e}",
             shown.relative_width()
         );
-        // the classic C of the growth class (c/d apart from C + c/d)
+        // The classic C of the growth class is C' - c_n/d_n: at a double q near 2/n it is ~c_n/d_n
+        // (d_n ~ 1e-17), and its width is c_n's certified error over |d_n|, which is why the page
+        // shows C' instead. It must contain its reference; the width goal is C''s, and C''s = C's
+        // at exact resonance (a typed q = 2/n, or the double 0.5).
         let classic = plan.growth().constant.expect("classic C");
         let c = case["C"].as_str().unwrap();
         assert!(
             contains_exactly(&classic, c),
             "{name}: {classic:?} misses {c}"
         );
-        assert!(classic.relative_width() <= 1e-12, "{name}: {classic:?}");
+        if case["q_decimal"].is_string() || case["q"].as_f64() == Some(0.5) {
+            assert!(classic.relative_width() <= 1e-12, "{name}: {classic:?}");
+        }
         if shown.relative_width() > worst.0 {
             worst = (shown.relative_width(), name.to_string());
         }

@@ -103,7 +103,8 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64), Declined> {
                 if w == 0.0 {
                     continue;
                 }
-                let (v, e, m) = psi_at(w, n, eps, eps_abs, sigma, kappa0)?;
+                // a real root is the pair's formula at y = 0 (one root: half of 2 Re psi)
+                let (v, e, m) = psi_at_complex(w, 0.0, n, eps, eps_abs, sigma, kappa0)?;
                 psi.add(sign * v, e);
                 abs_ws += m;
             }
@@ -244,56 +245,6 @@ fn sigma_parts(eps: f64, eps_abs: f64) -> (f64, (f64, f64)) {
     (sigma, (v, err))
 }
 
-/// psi(w)·(-1)^n = w^n [sigma E + kappa0], E = (w^eps - 1)/eps (log w at eps = 0), for real w > 0.
-/// Returns (value, error bound, |w|^s rounded up). Errors: L = ln w (LIBM_REL relative; w exact);
-/// w^n by n - 1 multiplications (gamma_{n-1}); E = expm1(eps L)/eps: eps L carries eps's relative
-/// error, L's and a u; expm1's condition number in its argument is <= 1 + |eps L| e^{|eps L|}...
-/// bounded by 2 for |eps L| <= 0.5, plus LIBM_REL; dividing by eps adds eps's error and u.
-fn psi_at(
-    w: f64,
-    n: usize,
-    eps: f64,
-    eps_abs: f64,
-    sigma: f64,
-    kappa0: (f64, f64),
-) -> Result<(f64, f64, f64), Declined> {
-    let l = w.ln();
-    let l_err = LIBM_REL * l.abs();
-    let mut wn = 1.0;
-    for _ in 0..n {
-        wn *= w;
-    }
-    if !wn.is_finite() || wn == 0.0 {
-        return Err(Declined::OutOfRange);
-    }
-    let wn_rel = (n as f64) * U * 1.01;
-    let (e, e_err) = if eps == 0.0 {
-        (l, l_err)
-    } else {
-        let a = eps * l;
-        if a.abs() > 0.5 {
-            return Err(Declined::OutOfRange);
-        }
-        let a_rel = eps_abs / eps.abs() + l_err / l.abs().max(f64::MIN_POSITIVE) + U;
-        let e = a.exp_m1() / eps;
-        let rel = 2.0 * a_rel + LIBM_REL + eps_abs / eps.abs() + U;
-        (e, e.abs() * rel * (1.0 + 1e-6))
-    };
-    // sigma carries (sigma - 1)'s error, below kappa0's error bound (same series) times |eps|
-    let sigma_err = kappa0.1 * eps.abs();
-    let inner = sigma * e + kappa0.0;
-    let inner_err = sigma * e_err
-        + sigma_err * e.abs()
-        + kappa0.1
-        + 2.0 * U * (sigma * e).abs()
-        + U * inner.abs();
-    let v = wn * inner;
-    let err = (wn * inner_err + wn_rel * v.abs() + U * v.abs()) * (1.0 + 1e-6);
-    // |w|^s = w^n e^{eps L} <= w^n e^{|eps L|}, |eps L| <= 0.5
-    let ws = wn * (1.0 + wn_rel) * (eps * l).abs().exp() * (1.0 + 4.0 * U);
-    Ok((v, err, ws))
-}
-
 /// Bounds |alpha' - alpha_true|, |beta' - beta_true| where (alpha', beta') = (sum, product) of the
 /// computed roots (exact reals) and alpha_true = A kappa, beta_true = B kappa^2 at the computed
 /// kappa (and the exact typed A, B): the residuals by TwoSum / FMA (exact up to one rounding each)
@@ -412,7 +363,7 @@ fn second_derivative_bounds(
     (ca * 1.01, cb * 1.01)
 }
 
-/// arg(x + i y) for x, y > 0 without atan: theta = 2 atan(z), z = y/(|w| + x) < 1, then two
+/// arg(x + i y) for x > 0, y >= 0 without atan: theta = 2 atan(z), z = y/(|w| + x) < 1, then two
 /// half-angle steps z -> z/(1 + sqrt(1 + z^2)) (atan z = 2 atan of that) bring z below 0.2, and
 /// atan z = z - z^3/3 + ... (alternating, decreasing: the first omitted term bounds the rest).
 /// Errors (relative): z carries <= 5u (hypot by sqrt of a sum of squares 2.5u, the sum u, the
@@ -443,7 +394,8 @@ fn arg(x: f64, y: f64) -> (f64, f64) {
     (theta, 30.0 * U * theta + 8.0 * 1e-30 * z)
 }
 
-/// 2 Re psi(w)·(-1)^n / 2 = Re (w^n [sigma E(w) + kappa0]) for w = x + i y, x, y > 0, with an error
+/// Re psi(w)·(-1)^n = Re (w^n [sigma E(w) + kappa0]) for w = x + i y, x > 0, y >= 0 (y = 0: a real
+/// root, E = (w^eps - 1)/eps), with an error
 /// bound and |w|^s rounded up. log w = L + i theta, L = log|w| = log(x^2 + y^2)/2 (LIBM_REL and
 /// the 1.5u of the sum of squares, halved), theta by [`arg`]; w^eps - 1 =
 /// expm1(eps L) cos(eps theta) - 2 sin^2(eps theta/2) + i e^(eps L) sin(eps theta), each factor
@@ -470,8 +422,7 @@ fn psi_at_complex(
         re = a;
         im = b;
     }
-    let mod_n = re.hypot(im);
-    if !mod_n.is_finite() || mod_n == 0.0 {
+    if !(re.is_finite() && im.is_finite()) || (re == 0.0 && im == 0.0) {
         return Err(Declined::OutOfRange);
     }
     // |w|^n from m2 for the bound: (x^2 + y^2)^(n/2) rounded up
