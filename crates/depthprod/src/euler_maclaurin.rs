@@ -216,7 +216,7 @@ impl PowerTerm {
     /// nodes whose bound is below `target`. The sub-interval's Bernstein ellipse E_rho' lies in the
     /// panel's certified disk (centre a + h, radius 5h/3) when its semi-major axis
     /// h' (rho' + 1/rho')/2 <= 5h/3 - |c' - (a + h)|, so short sub-intervals get a large rho'.
-    fn sub_integral(&self, a: f64, lo: f64, hi: f64, target: f64) -> (f64, f64) {
+    pub(crate) fn sub_integral(&self, a: f64, lo: f64, hi: f64, target: f64) -> (f64, f64) {
         let h = self.panel_beta() * a;
         let h_sub = 0.5 * (hi - lo);
         if h_sub <= 0.0 {

@@ -479,7 +479,8 @@ fn psi_at_complex(
     Ok((v, err, ws))
 }
 
-/// int_0^L0 g(x) dx: Gauss-Legendre panels (Lemmas 8, 9) over [X1, L0] with X1 = 1e-20 and the
+/// int_0^L0 g(x) dx: Gauss-Legendre panels (Lemmas 8, 9; each with the fewest points that meet
+/// 2^-66 absolute, as for a depth inside the middle region) over [X1, L0] with X1 = 1e-20 and the
 /// explicit bound for (0, X1]: for x <= 1, 1 + alpha y + beta y^2 <= (1 + alpha + beta) y^2 with
 /// y = x^-p >= 1, so g <= log(1 + alpha + beta) + 2p log(1/x) and
 /// int_0^X1 g <= X1 (log(1 + alpha + beta) + 2p (log(1/X1) + 1)); g > 0, so the piece is
@@ -497,7 +498,9 @@ fn integral_to(t: &PowerTerm, l0: f64) -> (f64, f64) {
     let mut quad_err = 0.0;
     while a < l0 {
         let b = (a * ratio).min(l0);
-        let (v, e) = t.panel_integral(a, b);
+        // the fewest Gauss points (4 to 24) whose Bernstein bound is below 2^-66: the panels
+        // near 0 are short, and their bound scales with their length
+        let (v, e) = t.sub_integral(a, a, b, 2f64.powi(-66));
         acc.add(v, 0.0);
         quad_err += e;
         a = b;
