@@ -33,6 +33,8 @@ pub(super) struct Inputs<'a> {
     pub d: f64,
     /// Relative distance of typed A, B from their doubles.
     pub delta: f64,
+    /// C' = C + c_n/d_n (a log-like term, or d_n = 0) when true, else C (Lemma F1 at general s).
+    pub merged: bool,
 }
 
 /// The roots w_i of w^2 - alpha w + beta (1 + alpha u + beta u^2 = prod (1 + w_i u)): real (one or
@@ -83,16 +85,28 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64), Declined> {
     let eps = inp.d / p_r;
     let eps_rel = 2.0 * U + t.p_err / t.p * (1.0 + 1e-6) + U;
     let eps_abs = eps.abs() * eps_rel * (1.0 + 1e-6);
-    if eps.abs() > 0.1 {
+    if eps.abs() > 0.5 {
         return Err(Declined::OutOfRange);
     }
     let (sigma, sigma_m1_eps) = sigma_parts(eps, eps_abs);
     let n = n_r;
     let sign = if n % 2 == 0 { 1.0 } else { -1.0 };
-    let kappa0 = (
-        sigma_m1_eps.0 - 1.0 / n as f64,
-        sigma_m1_eps.1 + 2.0 * U / n as f64,
-    );
+    // psi = (-1)^n t^n [sigma E(t) + kappa0]: kappa0 = (sigma - 1)/eps - 1/n for C' (Lemma F2), or
+    // sigma/eps = pi/sin(pi eps) for C itself (Lemma F1: t^s pi/sin(pi s) = (-1)^n t^n sigma t^eps/eps
+    // and t^eps = 1 + eps E); sigma/eps = 1/eps + (sigma - 1)/eps, 1/eps with eps's error and u
+    let kappa0 = if inp.merged {
+        (
+            sigma_m1_eps.0 - 1.0 / n as f64,
+            sigma_m1_eps.1 + 2.0 * U / n as f64,
+        )
+    } else {
+        let inv = 1.0 / eps;
+        let v = inv + sigma_m1_eps.0;
+        (
+            v,
+            (inv.abs() * (eps_abs / eps.abs() + U) + sigma_m1_eps.1 + U * v.abs()) * (1.0 + 1e-6),
+        )
+    };
 
     // Psi = sum psi(w_i), each with its rounding error (Lemma F2).
     let mut psi = Accumulator::new();
@@ -203,9 +217,9 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64), Declined> {
 }
 
 /// sigma = pi eps / sin(pi eps) and (sigma - 1)/eps by the series
-/// x / sin x = sum_k a_k x^2k, a_k = (2^2k - 2) |B_2k| / (2k)! (positive), x = pi eps, |x| <= 0.32;
-/// a_k = 2 (1 - 2^(1-2k)) zeta(2k) / pi^2k <= 3.3 / pi^2k bounds the tail after K terms by
-/// 3.3 (x/pi)^(2K+2) / (1 - (x/pi)^2). Errors: each a_k from the stored B_2k (u) and 2k roundings of
+/// x / sin x = sum_k a_k x^2k, a_k = (2^2k - 2) |B_2k| / (2k)! (positive), x = pi eps, |eps| <= 1/2;
+/// a_k = 2 (1 - 2^(1-2k)) zeta(2k) / pi^2k <= 3.3 / pi^2k bounds the tail after K = 30 terms (the
+/// tabulated B_2k) by 3.3/pi |x/pi|^(2K+1) / (1 - (x/pi)^2) <= 2.6e-19 for (sigma - 1)/eps. Errors: each a_k from the stored B_2k (u) and 2k roundings of
 /// the factorial and one division ((2k+2) u relative); x = pi eps carries eps's error, the double pi's
 /// 0.4u and the product's u; the Horner sum u per step on its running magnitude.
 fn sigma_parts(eps: f64, eps_abs: f64) -> (f64, (f64, f64)) {
@@ -213,7 +227,7 @@ fn sigma_parts(eps: f64, eps_abs: f64) -> (f64, (f64, f64)) {
     if eps == 0.0 {
         return (1.0, (0.0, 0.0));
     }
-    const K: usize = 12;
+    const K: usize = 30;
     let x = PI * eps;
     let x2 = x * x;
     // (sigma - 1)/eps = pi sum_{k>=1} a_k x^(2k-1)
@@ -221,6 +235,7 @@ fn sigma_parts(eps: f64, eps_abs: f64) -> (f64, (f64, f64)) {
     let mut sum = 0.0;
     let mut abs_sum = 0.0;
     let mut coef_err = 0.0;
+    let mut weighted = 0.0; // sum (2k - 1) |term|
     let mut xp = x; // x^(2k-1)
     for k in 1..=K {
         fact *= (2 * k - 1) as f64 * (2 * k) as f64;
@@ -230,15 +245,17 @@ fn sigma_parts(eps: f64, eps_abs: f64) -> (f64, (f64, f64)) {
         abs_sum += term.abs();
         // a_k: (4k + 3) u; x^(2k-1) by 2k - 1 products: (2k - 1) u; the product: u
         coef_err += term.abs() * (6 * k + 3) as f64 * U;
+        weighted += term.abs() * (2 * k - 1) as f64;
         xp *= x2;
     }
     let r = (x / PI).powi(2) * (1.0 + 4.0 * U);
     let tail = 3.3 / PI * (x / PI).abs().powi(2 * K as i32 + 1) / (1.0 - r) * (1.0 + 1e-10);
     let v = PI * sum;
     // x's relative error (eps's, the double pi's 0.4u, the product's u) moves each x^(2k-1) by
-    // (2k - 1) times it, at most 23 times; the naive sum of K terms: K u of the absolute sum
+    // (2k - 1) times it (first order; 1.01 for the rest, x_rel < 1e-14); the naive sum of K terms:
+    // K u of the absolute sum
     let x_rel = eps_abs / eps.abs() + 2.0 * U;
-    let err = (PI * (coef_err + K as f64 * U * abs_sum + tail + 23.0 * x_rel * abs_sum)
+    let err = (PI * (coef_err + K as f64 * U * abs_sum + tail + 1.01 * x_rel * weighted)
         + U * v.abs())
         * (1.0 + 1e-6);
     let sigma = 1.0 + eps * v;
@@ -318,15 +335,15 @@ fn upper_root(roots: &Roots, d_alpha: f64, d_beta: f64) -> f64 {
     general
 }
 
-/// sup over 0 < |t| <= r, Re t >= 0, |e| <= |eps| of |t^(m + e)| and of |t^(m + e)| (|log|t|| + pi/2)
-/// (which bounds |t^m E(t)|, E(t) = (t^eps - 1)/eps = int_0^1 t^(eps tau) log t d tau, as
-/// |log t| <= |log|t|| + pi/2): r^a is increasing in r, and sup_{0<r<=R} r^a |log r| <=
-/// max(R^a |log R|, 1/(e a)) for a > 0.
+/// sup over 0 < |t| <= r, Re t >= 0 and e between 0 and eps of |t^(m + e)| and of
+/// |t^(m + e)| (|log|t|| + pi/2) (which bounds |t^m E(t)|, E(t) = (t^eps - 1)/eps =
+/// int_0^1 t^(eps tau) log t d tau, as |log t| <= |log|t|| + pi/2): |t^(m+e)| = |t|^(m+e), r^a is
+/// increasing in r, and sup_{0<r<=R} r^a |log r| <= max(R^a |log R|, 1/(e a)) for a > 0.
 fn power_bounds(eps: f64, r: f64) -> (impl Fn(f64) -> f64, impl Fn(f64) -> f64) {
-    let ae = eps.abs();
-    let pw = move |m: f64| r.powf(m + ae).max(r.powf(m - ae)) * (1.0 + 4.0 * LIBM_REL);
+    let (lo, hi) = (eps.min(0.0), eps.max(0.0));
+    let pw = move |m: f64| r.powf(m + hi).max(r.powf(m + lo)) * (1.0 + 4.0 * LIBM_REL);
     let pl = move |m: f64| {
-        pw(m) * (r.ln().abs() * (1.0 + 4.0 * U) + PI / 2.0) + 1.0 / (std::f64::consts::E * (m - ae))
+        pw(m) * (r.ln().abs() * (1.0 + 4.0 * U) + PI / 2.0) + 1.0 / (std::f64::consts::E * (m + lo))
     };
     (pw, pl)
 }
@@ -399,8 +416,8 @@ fn arg(x: f64, y: f64) -> (f64, f64) {
 /// bound and |w|^s rounded up. log w = L + i theta, L = log|w| = log(x^2 + y^2)/2 (LIBM_REL and
 /// the 1.5u of the sum of squares, halved), theta by [`arg`]; w^eps - 1 =
 /// expm1(eps L) cos(eps theta) - 2 sin^2(eps theta/2) + i e^(eps L) sin(eps theta), each factor
-/// with sin's and expm1's LIBM_REL and its argument's relative error (eps's, L's or theta's and a
-/// u) times the condition number <= 2 (|arguments| <= 0.5); w^n by n - 1 complex products, each
+/// with sin's and expm1's LIBM_REL and its argument's absolute error times the derivative bound
+/// (e^|a| for expm1(a), 1 for sin, |b| for cos b - 1); w^n by n - 1 complex products, each
 /// within sqrt(5) u of the exact one in modulus.
 fn psi_at_complex(
     x: f64,
@@ -433,7 +450,7 @@ fn psi_at_complex(
         (l, theta, l_err + theta_err)
     } else {
         let (a, b) = (eps * l, eps * theta);
-        if a.abs() > 0.5 || b.abs() > 0.5 {
+        if a.abs() > 30.0 {
             return Err(Declined::OutOfRange);
         }
         let eps_rel = eps_abs / eps.abs();
@@ -445,7 +462,7 @@ fn psi_at_complex(
         let cm1 = -2.0 * sh * sh; // cos b - 1
         let cb = 1.0 + cm1;
         // first-order moves: |d expm1(a)| <= e^|a| |da|, |d sin| <= |db|, |d(cos - 1)| <= |b| |db|
-        let em_err = em.abs() * LIBM_REL + 1.7 * a_err;
+        let em_err = em.abs() * LIBM_REL + a.abs().exp() * 1.01 * a_err;
         let sb_err = sb.abs() * LIBM_REL + b_err;
         let cm1_err = cm1.abs() * (2.0 * LIBM_REL + 4.0 * U) + b.abs() * b_err;
         let re_num = em * cb + cm1;

@@ -260,8 +260,8 @@ impl PowerPlan {
     }
 
     /// The finite-part route for a divergent product whose series start M is beyond every double
-    /// depth, where 1/p (1/(2p) when A = 0) is within 1e-3 p-relative of an integer n (a
-    /// log-like term c_n (N^d - 1)/d, or exact resonance): see [`finite_part`].
+    /// depth (or forced): n is the integer nearest 1/p (1/(2p) when A = 0; a log-like term
+    /// c_n (N^d - 1)/d when d = 1 - np is within 1e-3 of 0): see [`finite_part`].
     fn far_constant(&self) -> Option<Result<FarConstant, Declined>> {
         if (self.m <= BEYOND_DEPTHS && !self.force_finite_part) || !self.divergent || self.zero {
             return None;
@@ -272,10 +272,9 @@ impl PowerPlan {
         let n = (1..=self.k)
             .filter(|&i| self.coef[i].0 != 0.0)
             .min_by(|&i, &j| self.gap[i].abs().total_cmp(&self.gap[j].abs()))?;
-        if self.side[n] != 0 && self.gap[n].abs() >= NEAR_POLE {
-            return Some(Err(Declined::OutOfRange));
-        }
         let d = if self.side[n] == 0 { 0.0 } else { self.gap[n] };
+        // the constant shown with a log-like term is C + c_n/d_n; otherwise C (= C' at d = 0)
+        let merged = d.abs() < NEAR_POLE;
         let inputs = finite_part::Inputs {
             term: &self.term,
             head: self.prefix[self.l0 as usize - 1],
@@ -283,21 +282,26 @@ impl PowerPlan {
             n,
             d,
             delta: self.delta,
+            merged,
         };
-        Some(finite_part::merged_constant(&inputs).map(|merged| {
+        Some(finite_part::merged_constant(&inputs).map(|value| {
             // C = C' - c_n/d_n: c_n carries its error ce, d_n is correctly rounded (u), the
             // division u, the difference u
-            let classic = if d == 0.0 {
-                merged
+            let classic = if d == 0.0 || !merged {
+                value
             } else {
                 let (c, ce) = self.coef[n];
                 let moved = grow(n, self.delta) * self.abs_coef[n];
                 let q = c / d;
                 let qe = ((ce + moved) / d.abs() + 2.0 * U * q.abs()) * (1.0 + 4.0 * U);
-                let v = merged.0 - q;
-                (v, merged.1 + qe + U * v.abs())
+                let v = value.0 - q;
+                (v, value.1 + qe + U * v.abs())
             };
-            FarConstant { n, merged, classic }
+            FarConstant {
+                n,
+                merged: value,
+                classic,
+            }
         }))
     }
 
@@ -311,7 +315,7 @@ impl PowerPlan {
         };
         if let Some(Err(why)) = self.far {
             let detail = match why {
-                Declined::OutOfRange => "the finite-part route that replaces them needs 1/p within 10^-3 p of an integer (1/(2p) when A = 0), and here it is not",
+                Declined::OutOfRange => "the finite-part route that replaces them needs 1/p >= 2.5 (1/(2p) when A = 0) and w^(1/p) within the range of doubles for the roots w of w^2 - A w/sqrt(c) + B/c, and here it is not",
             };
             return Some(format!(
                 "{what} is not resolvable in double precision: the partial sums that must cancel in it exceed 10^16, and {detail}"
