@@ -10,7 +10,7 @@
 //! Psi = s FP int_0^inf u^(-s-1) f(u) du = sum_i w_i^s pi / sin(pi s)          (Lemma F1)
 //! ```
 //!
-//! and, for s = n + eps near n (log-like term, or exact resonance eps = 0), the merged constant
+//! and, for s = n + eps with |1 - np| < 1e-3 (log-like term, or exact resonance eps = 0), the merged constant
 //! C' = C + c_n/d_n (d_n = 1 - n p = eps/s) replaces Psi by sum_i psi(w_i),
 //! psi(t) = (-1)^n t^n [sigma (t^eps - 1)/eps + (sigma - 1)/eps - 1/n], sigma = pi eps / sin(pi eps)
 //! (Lemma F2). Every piece is computed with relative rounding: no cancelling partial sums.
