@@ -105,6 +105,16 @@ fn main() {
             black_box(Plan::new(black_box(params)).unwrap().limit().unwrap());
         });
         println!("  limit / constant C       {:>10.2?}", t);
+        if let Ok(depthprod::Limit::Divergent { divergence }) = plan.limit() {
+            // beyond every double depth this is the finite-part route (docs/MATH.md §4.8)
+            if let Some(c) = divergence.constant {
+                println!(
+                    "  the constant shown: {:.15e} (relative width {:.1e})",
+                    c.value,
+                    c.relative_width()
+                );
+            }
+        }
         let ns = depth_grid(1_000_000_000_000_000_000, 1000).unwrap();
         let mut out = vec![0.0; ns.len()];
         let t = time_per_call(|| {

@@ -190,6 +190,11 @@ impl PowerTerm {
         log_r.exp() * (1.0 + 1e-10)
     }
 
+    /// b/a of a whole panel [a, b] (see [`Self::panel_integral`]).
+    pub(crate) fn panel_ratio(&self) -> f64 {
+        1.0 + 2.0 * self.panel_beta()
+    }
+
     /// The panel ratio b/a that keeps the rho = 3 Bernstein ellipse inside the sector.
     fn panel_beta(&self) -> f64 {
         let s = self.sector().sin();
@@ -211,7 +216,7 @@ impl PowerTerm {
     /// nodes whose bound is below `target`. The sub-interval's Bernstein ellipse E_rho' lies in the
     /// panel's certified disk (centre a + h, radius 5h/3) when its semi-major axis
     /// h' (rho' + 1/rho')/2 <= 5h/3 - |c' - (a + h)|, so short sub-intervals get a large rho'.
-    fn sub_integral(&self, a: f64, lo: f64, hi: f64, target: f64) -> (f64, f64) {
+    pub(crate) fn sub_integral(&self, a: f64, lo: f64, hi: f64, target: f64) -> (f64, f64) {
         let h = self.panel_beta() * a;
         let h_sub = 0.5 * (hi - lo);
         if h_sub <= 0.0 {

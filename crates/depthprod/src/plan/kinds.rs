@@ -99,6 +99,9 @@ pub struct RouteOptions {
     /// Exponential variance: always sum directly (the engine before the Euler-Maclaurin route),
     /// so tests can compare the two.
     pub exponential_direct: bool,
+    /// Power law: take the constant C from the finite-part route (docs/MATH.md §4.8) wherever it
+    /// applies, not only beyond every double depth, so tests can compare it with the series route.
+    pub finite_part: bool,
 }
 
 impl Default for RouteOptions {
@@ -107,6 +110,7 @@ impl Default for RouteOptions {
             theta: THETA,
             direct_max: DIRECT_MAX,
             exponential_direct: false,
+            finite_part: false,
         }
     }
 }

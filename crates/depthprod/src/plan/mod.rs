@@ -35,6 +35,7 @@
 
 mod direct;
 mod exponential;
+mod finite_part;
 mod grid;
 mod kinds;
 mod power;

@@ -1,6 +1,7 @@
 //! The power-law engine: a_l = kappa l^-p (every family under sigma_l^2 = c l^q, and harmonic).
 //! See the module docs of [`super`] for the route.
 
+use super::finite_part::{self, Declined};
 use super::{down, enclosure, up, RouteOptions, BEYOND_DEPTHS, K_MAX, TOL};
 use crate::coefficients::{root_radius, LogSeries};
 use crate::euler_maclaurin::{em_start, EmRegion, PowerTerm};
@@ -54,6 +55,21 @@ pub(super) struct PowerPlan {
     /// sum_{l>=l0} g(l) as the middle over [l0, M) plus the series from M on (convergent only).
     pub(super) beyond_l0: (f64, f64),
     pub(super) zero: bool,
+    /// Beyond every double depth (M > 2^64, divergent): the merged constant C' = C + c_n/d_n and
+    /// the classic C from the finite-part route ([`finite_part`], docs/MATH.md §4.8), or why that
+    /// route declines.
+    pub(super) far: Option<Result<FarConstant, Declined>>,
+    /// [`RouteOptions::finite_part`].
+    pub(super) force_finite_part: bool,
+}
+
+/// The finite-part route's constants: `merged` is C + c_n/d_n (C itself when d_n = 0), `classic`
+/// is C.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FarConstant {
+    pub(super) n: usize,
+    pub(super) merged: (f64, f64),
+    pub(super) classic: (f64, f64),
 }
 
 impl PowerPlan {
@@ -188,15 +204,46 @@ impl PowerPlan {
             direct_tail: Vec::new(),
             beyond_l0: (0.0, 0.0),
             zero,
+            far: None,
+            force_finite_part: route.finite_part,
         };
         plan.below_m = plan.compute_below_m();
+        plan.far = plan.far_constant();
         plan.infinity = plan.value_at_infinity();
         if !plan.divergent && !plan.zero && plan.m <= BEYOND_DEPTHS {
             plan.direct_tail = plan.compute_direct_tail();
             plan.beyond_l0 = plan.compute_beyond_l0();
         }
         plan.divergence = plan.compute_divergence();
+        plan.prefer_finite_part();
         plan
+    }
+
+    /// Where the series route leaves the constant of a divergent product wider than the 1e-12
+    /// goal (or unresolved), takes the finite-part route's instead when it applies and is
+    /// narrower (near-resonant 1/p: the series route's W_k and Z(kp, M) carry the rounding of
+    /// partial sums up to M, which grow like M^(1-kp)).
+    fn prefer_finite_part(&mut self) {
+        if self.far.is_some() || !self.divergent || self.em.is_none() {
+            return;
+        }
+        let width = |c: Option<Enclosure>| c.map_or(f64::INFINITY, |c| c.relative_width());
+        let series = width(self.divergence.as_ref().and_then(|d| d.constant));
+        if series <= 1e-12 {
+            return;
+        }
+        self.force_finite_part = true;
+        let far = self.far_constant();
+        if let Some(Ok(f)) = far {
+            let (v, e) = f.merged;
+            if width(Some(enclosure(v, e))) < series {
+                self.far = far;
+                self.infinity = self.value_at_infinity();
+                self.divergence = self.compute_divergence();
+                return;
+            }
+        }
+        self.force_finite_part = false;
     }
 
     /// head + middle over [1, M).
@@ -219,10 +266,14 @@ impl PowerPlan {
         if self.zero {
             return (0.0, 0.0);
         }
-        if self.m > BEYOND_DEPTHS {
+        if self.m > BEYOND_DEPTHS || self.far.is_some() {
             // The partial sums up to M exceed 1e16 in size here, so their rounding alone
-            // (>= 1 in absolute terms) swamps any constant C: report it as unresolvable.
-            return (0.0, f64::INFINITY);
+            // (>= 1 in absolute terms) would swamp any constant C: the finite-part route gives
+            // it, or it is reported as unresolvable.
+            return match self.far {
+                Some(Ok(f)) => f.classic,
+                _ => (0.0, f64::INFINITY),
+            };
         }
         let mut acc = Accumulator::new();
         let (v, e) = self.below_m;
@@ -271,6 +322,52 @@ impl PowerPlan {
         (acc.value(), acc.error() + self.trunc_m)
     }
 
+    /// The finite-part route for a divergent product whose series start M is beyond every double
+    /// depth (or forced): n is the integer nearest 1/p (1/(2p) when A = 0; a log-like term
+    /// c_n (N^d - 1)/d when d = 1 - np is within 1e-3 of 0): see [`finite_part`].
+    fn far_constant(&self) -> Option<Result<FarConstant, Declined>> {
+        if (self.m <= BEYOND_DEPTHS && !self.force_finite_part) || !self.divergent || self.zero {
+            return None;
+        }
+        // l0 is then the Euler-Maclaurin start of the middle region (M > direct_max)
+        self.em.as_ref()?;
+        // the series term nearest the pole: |1 - n p| smallest among nonzero coefficients
+        let n = (1..=self.k)
+            .filter(|&i| self.coef[i].0 != 0.0)
+            .min_by(|&i, &j| self.gap[i].abs().total_cmp(&self.gap[j].abs()))?;
+        let d = if self.side[n] == 0 { 0.0 } else { self.gap[n] };
+        // the constant shown with a log-like term is C + c_n/d_n; otherwise C (= C' at d = 0)
+        let merged = d.abs() < NEAR_POLE;
+        let inputs = finite_part::Inputs {
+            term: &self.term,
+            head: self.prefix[self.l0 as usize - 1],
+            l0: self.l0 as f64,
+            n,
+            d,
+            delta: self.delta,
+            merged,
+        };
+        Some(finite_part::merged_constant(&inputs).map(|value| {
+            // C = C' - c_n/d_n: c_n carries its error ce, d_n is correctly rounded (u), the
+            // division u, the difference u
+            let classic = if d == 0.0 || !merged {
+                value
+            } else {
+                let (c, ce) = self.coef[n];
+                let moved = grow(n, self.delta) * self.abs_coef[n];
+                let q = c / d;
+                let qe = ((ce + moved) / d.abs() + 2.0 * U * q.abs()) * (1.0 + 4.0 * U);
+                let v = value.0 - q;
+                (v, value.1 + qe + U * v.abs())
+            };
+            FarConstant {
+                n,
+                merged: value,
+                classic,
+            }
+        }))
+    }
+
     /// Why V (the limit, or the constant C) is not certified, in words; `None` when it is.
     pub(super) fn infinity_reason(&self) -> Option<String> {
         let (v, e) = self.infinity;
@@ -279,7 +376,15 @@ impl PowerPlan {
         } else {
             "the limit"
         };
-        if self.m > BEYOND_DEPTHS {
+        if let Some(Err(why)) = self.far {
+            let detail = match why {
+                Declined::OutOfRange => "the finite-part route that replaces them needs 1/p >= 2.5 (1/(2p) when A = 0) and w^(1/p) within the range of doubles for the roots w of w^2 - A w/sqrt(c) + B/c, and here it is not",
+            };
+            return Some(format!(
+                "{what} is not resolvable in double precision: the partial sums that must cancel in it exceed 10^16, and {detail}"
+            ));
+        }
+        if self.m > BEYOND_DEPTHS && self.far.is_none() {
             return Some(format!(
                 "{what} is not resolvable in double precision: the partial sums that must cancel in it exceed 10^16, so their rounding alone is larger than {what} (extended precision is needed)"
             ));
@@ -329,7 +434,13 @@ impl PowerPlan {
             return;
         }
         self.delta = delta;
-        self.infinity.1 += self.input_error(delta);
+        if self.far.is_some() {
+            // the finite-part route bounds the inputs' effect itself (finite_part, Lemma F3)
+            self.far = self.far_constant();
+            self.infinity = self.value_at_infinity();
+        } else {
+            self.infinity.1 += self.input_error(delta);
+        }
         self.divergence = self.compute_divergence();
     }
 
@@ -399,7 +510,7 @@ impl PowerPlan {
             && self.coef[i].0 != 0.0
             && self.side[i] != 0
             && self.gap[i].abs() < NEAR_POLE
-            && self.m <= BEYOND_DEPTHS
+            && (self.m <= BEYOND_DEPTHS || matches!(self.far, Some(Ok(f)) if f.n == i))
     }
 
     fn compute_divergence(&self) -> Option<Divergence> {
@@ -456,6 +567,9 @@ impl PowerPlan {
     /// W_k = Z(kp, M) + 1/d_k (see [`pole_free_z`]); error as in [`Self::value_at_infinity`]
     /// plus [`Self::input_error`] with W in place of Z.
     fn merged_constant(&self) -> (f64, f64) {
+        if let Some(Ok(f)) = self.far {
+            return f.merged;
+        }
         let mut acc = Accumulator::new();
         let (v, e) = self.below_m;
         acc.add(v, e);

@@ -1,0 +1,191 @@
+//! The constant C where the series start M is beyond every double depth (unscaled family, small q,
+//! large A/sqrt c): the finite-part route of docs/MATH.md §4.8. Every enclosure must contain its
+//! mpmath reference (tests/reference/far_constants.json, two independent routes each, see
+//! make_far_constants.py) AND be at most 1e-12 wide; the route must agree with the series route of
+//! §4.5 where both apply.
+
+use depthprod::exact::Exact;
+use depthprod::{
+    Enclosure, Family, Limit, Number, Params, ParamsInput, Plan, RouteOptions, VarianceInput,
+};
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn contains_exactly(e: &Enclosure, reference: &str) -> bool {
+    let r = Exact::parse(reference).expect("reference is a decimal");
+    r.cmp_exact(&Exact::from_f64(e.lo)).is_ge() && r.cmp_exact(&Exact::from_f64(e.hi)).is_le()
+}
+
+/// The constant the divergence shows (C + c/d with a log-like term, else C).
+fn shown_constant(plan: &Plan) -> Option<Enclosure> {
+    match plan.limit().unwrap() {
+        Limit::Divergent { divergence } => divergence.constant,
+        Limit::Finite { .. } => panic!("should diverge"),
+    }
+}
+
+/// Cases honestly wider than 1e-12, each with the width it must still meet: q far from 2/n (C from
+/// Lemma F1 at general s), where Lemma F3 (ii)'s bound on the rounding of A kappa and B kappa^2
+/// takes sup |t psi'| over the roots' disk, about n (|log R| + pi/2) times the size of psi
+/// (measured 9.6e-12 at the corner; docs/MATH.md §4.8).
+const HONESTLY_WIDER: &[(&str, f64)] = &[
+    ("unscaled A=100 B=100 c=0.001 q=0.07", 2e-11),
+    ("unscaled A=1 B=1 c=1 q=0.07", 2e-11),
+    ("unscaled A=10 B=0 c=1 q=0.13", 2e-11),
+    ("unscaled A=0 B=10 c=0.001 q=0.15", 2e-11),
+];
+
+#[test]
+fn far_constants_contain_their_references_and_meet_the_width_goal() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/reference/far_constants.json"
+    );
+    let data: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("far_constants.json")).unwrap();
+    let cases = data["cases"].as_array().unwrap();
+    assert!(
+        cases.len() >= 12,
+        "expected the full set, got {}",
+        cases.len()
+    );
+    let mut worst: (f64, String) = (0.0, String::new());
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let num = |k: &str| Number::Double(case[k].as_f64().unwrap());
+        let q = match case["q_decimal"].as_str() {
+            Some(text) => Number::Text(text.into()),
+            None => num("q"),
+        };
+        let plan = Plan::from_input(&ParamsInput {
+            family: Family::Unscaled,
+            a: num("A"),
+            b: num("B"),
+            variance: VarianceInput::Power {
+                c: num("c"),
+                q: Some(q),
+                eps: None,
+            },
+        })
+        .unwrap();
+        assert!(
+            plan.unresolved().is_empty(),
+            "{name}: {:?}",
+            plan.unresolved()
+        );
+        let shown = shown_constant(&plan).unwrap_or_else(|| panic!("{name}: no constant"));
+        let merged = case["merged"].as_str().unwrap();
+        assert!(
+            contains_exactly(&shown, merged),
+            "{name}: {shown:?} misses {merged}"
+        );
+        let goal = HONESTLY_WIDER
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(1e-12, |&(_, w)| w);
+        assert!(
+            shown.relative_width() <= goal,
+            "{name}: width {:e}",
+            shown.relative_width()
+        );
+        // The classic C of the growth class is C' - c_n/d_n: at a double q near 2/n it is ~c_n/d_n
+        // (d_n ~ 1e-17), and its width is c_n's certified error over |d_n|, which is why the page
+        // shows C' instead. It must contain its reference; the width goal is C''s, and C''s = C's
+        // at exact resonance (a typed q = 2/n, or the double 0.5).
+        let classic = plan.growth().constant.expect("classic C");
+        let c = case["C"].as_str().unwrap();
+        assert!(
+            contains_exactly(&classic, c),
+            "{name}: {classic:?} misses {c}"
+        );
+        if case["q_decimal"].is_string() || case["q"].as_f64() == Some(0.5) {
+            assert!(classic.relative_width() <= 1e-12, "{name}: {classic:?}");
+        }
+        if shown.relative_width() > worst.0 {
+            worst = (shown.relative_width(), name.to_string());
+        }
+    }
+    eprintln!("widest far constant: {:e} at {}", worst.0, worst.1);
+}
+
+/// Where M is a double depth, the series route and the finite-part route both give C (or C + c/d,
+/// when 1/p is near an integer): narrow enclosures that overlap.
+#[test]
+fn finite_part_route_agrees_with_the_series_route() {
+    let forced = RouteOptions {
+        finite_part: true,
+        direct_max: 0.0,
+        ..RouteOptions::default()
+    };
+    let mut checked = 0;
+    for (a, b, c, q) in [
+        (1.0, 0.1, 1.0, 0.5),
+        (1.0, 0.0, 1.0, 0.5),
+        (3.0, 1.0, 1.0, 0.5),
+        (1.0, 0.1, 1.0, 2.0 / 3.0),
+        (2.0, 0.5, 4.0, 0.25),
+        (0.0, 1.0, 1.0, 0.25),
+        (0.0, 2.0, 1.0, 1.0 / 3.0),
+        // 1/p far from an integer: Lemma F1 at general s
+        (1.0, 0.1, 1.0, 0.3),
+        (2.0, 0.5, 1.0, 0.45),
+        (1.0, 2.0, 1.0, 0.35),
+        (0.0, 1.0, 1.0, 0.3),
+    ] {
+        let params = Params::power(Family::Unscaled, a, b, c, q);
+        let series = shown_constant(&Plan::new(&params).unwrap()).expect("series route C");
+        let finite = shown_constant(&Plan::with_route(&params, forced).unwrap())
+            .unwrap_or_else(|| panic!("A={a} B={b} c={c} q={q}: finite-part route declined"));
+        let what = format!("A={a} B={b} c={c} q={q}: series {series:?}, finite part {finite:?}");
+        assert!(series.relative_width() <= 1e-12, "{what}");
+        assert!(finite.relative_width() <= 1e-12, "{what}");
+        assert!(
+            series.lo <= finite.hi && finite.lo <= series.hi,
+            "{what}: disjoint"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 11);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// 1/p far from an integer (q = 0.07, 0.13 beyond every double depth): Lemma F1 at general s.
+    /// Certified (never "not resolvable"); the width can exceed 1e-12 there because Lemma F3 (ii)
+    /// bounds the effect of rounding A kappa and B kappa^2 by sup |t psi'| over the roots' disk,
+    /// n (log R + pi/2) times the typical size: measured up to ~1e-11, asserted below 1e-10.
+    #[test]
+    fn general_exponents_are_certified(
+        a in 1.0f64..100.0,
+        b_frac in 0.0f64..2.0,
+        c in 1e-3f64..1.0,
+        q in prop::sample::select(vec![0.07, 0.13]),
+    ) {
+        let b = (b_frac * a * a).min(100.0);
+        let plan = Plan::new(&Params::power(Family::Unscaled, a, b, c, q)).unwrap();
+        prop_assert!(plan.unresolved().is_empty(), "{:?}", plan.unresolved());
+        let k = shown_constant(&plan).unwrap();
+        prop_assert!(k.relative_width() <= 1e-10, "{k:?}");
+    }
+
+    /// The corner: small q, large A/sqrt c, real or complex roots (B up to 2 A^2), and A = 0. C + c/d is
+    /// certified within 1e-12 and nothing is left unresolved (containment is the reference test's).
+    #[test]
+    fn corner_constants_are_certified(
+        a in 1.0f64..100.0,
+        b_frac in 0.0f64..2.0,
+        c in 1e-3f64..1.0,
+        q in prop::sample::select(vec![0.05, 0.1, 0.2]),
+    ) {
+        let b = (b_frac * a * a).min(100.0);
+        let plan = Plan::new(&Params::power(Family::Unscaled, a, b, c, q)).unwrap();
+        prop_assert!(plan.unresolved().is_empty(), "{:?}", plan.unresolved());
+        let k = shown_constant(&plan).unwrap();
+        prop_assert!(k.relative_width() <= 1e-12, "{k:?}");
+        let plan = Plan::new(&Params::power(Family::Unscaled, 0.0, b.max(1e-2), c, q)).unwrap();
+        prop_assert!(plan.unresolved().is_empty(), "A = 0: {:?}", plan.unresolved());
+        let k = shown_constant(&plan).unwrap();
+        prop_assert!(k.relative_width() <= 1e-12, "A = 0: {k:?}");
+    }
+}
