@@ -3,6 +3,9 @@
 //! runs (the machine is shared, timings are noisy).
 //!
 //!   cargo run --release -p depthlab --features parallel --example bench [-- --gpt2]
+//!
+//! `-- --end-to-end-once` times only the end-to-end norms of the default case, once (a quick check
+//! while tuning `end_to_end.rs`). `RAYON_NUM_THREADS=1` gives the single-threaded figures.
 
 use depthlab::{Config, InputSpec, LabSpec, LanczosOptions, Selection};
 use std::time::Instant;
@@ -28,13 +31,17 @@ fn gemm_rate(m: usize, k: usize, n: usize) -> f64 {
 }
 
 fn time_run(cfg: Config, runs: usize) -> (f64, usize) {
+    time_selected(cfg, runs, Selection::default())
+}
+
+fn time_selected(cfg: Config, runs: usize, select: Selection) -> (f64, usize) {
     let spec = LabSpec {
         cfg,
         seed: 1,
         weights: None,
         input: InputSpec::Tokens(None),
         lanczos: LanczosOptions::default(),
-        select: Selection::default(),
+        select,
     };
     let mut best = f64::MAX;
     let mut iters = 0;
@@ -55,14 +62,32 @@ fn time_run(cfg: Config, runs: usize) -> (f64, usize) {
     (best, iters)
 }
 
+fn only(layer_norms: bool, end_to_end: bool) -> Selection {
+    Selection {
+        layer_norms,
+        end_to_end,
+        gradients: false,
+        angular: false,
+    }
+}
+
 fn main() {
     let gpt2 = std::env::args().any(|a| a == "--gpt2");
+    if std::env::args().any(|a| a == "--end-to-end-once") {
+        let (t, it) = time_selected(Config::default_case(), 1, only(false, true));
+        println!("default case, end-to-end norms only: {t:.3} s, one run ({it} steps)");
+        return;
+    }
     for (m, k, n) in [(32, 128, 344), (64, 768, 3072), (512, 512, 512)] {
         println!(
             "faer f64 GEMM {m}x{k}x{n}, one thread: {:.2} GFLOP/s",
             gemm_rate(m, k, n)
         );
     }
+    let (t, it) = time_selected(Config::default_case(), 3, only(false, true));
+    println!("default case, end-to-end norms only: {t:.3} s best of 3 ({it} steps)");
+    let (t, it) = time_selected(Config::default_case(), 3, only(true, false));
+    println!("default case, layer norms only: {t:.3} s best of 3 ({it} Lanczos steps)");
     let (t, it) = time_run(Config::default_case(), 3);
     println!("default case d=128 h=4 d_ff=344 T=32 L=32, every measurement: {t:.3} s best of 3 ({it} Lanczos steps)");
     if gpt2 {

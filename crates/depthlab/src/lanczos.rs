@@ -48,7 +48,7 @@ impl Default for LanczosOptions {
 
 /// Largest eigenvalue of the symmetric tridiagonal (alpha, beta) by Sturm-sequence bisection, and
 /// its eigenvector by inverse iteration.
-fn top_eigenpair(alpha: &[f64], beta: &[f64]) -> (f64, Vec<f64>) {
+pub(crate) fn top_eigenpair(alpha: &[f64], beta: &[f64]) -> (f64, Vec<f64>) {
     let k = alpha.len();
     // Gershgorin interval.
     let mut lo = f64::INFINITY;

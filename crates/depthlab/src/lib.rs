@@ -12,6 +12,7 @@
 //!
 //! Pure Rust, native and wasm32; `parallel` (rayon) is for native builds only.
 
+mod end_to_end;
 mod error;
 pub mod lanczos;
 mod linalg;

@@ -6,9 +6,9 @@
 //! - `jacobian_norm`: ||J_l||_2, J_l = d x_(l+1) / d x_l as a (T d) x (T d) matrix (all tokens at
 //!   once, causal coupling included), by Lanczos on J_l^T J_l ([`crate::lanczos`]).
 //! - `jacobian_minus_identity_norm`: ||J_l - I||_2, the same way.
-//! - `end_to_end_norm`: ||d x_(L+1) / d x_l||_2 = ||J_L ... J_l||_2, by Lanczos on the output-space
-//!   Gram matrix, each suffix warm-started from the next one's top left singular vector
-//!   (`end_to_end_chain`).
+//! - `end_to_end_norm`: ||d x_(L+1) / d x_l||_2 = ||J_L ... J_l||_2, for every l at once by
+//!   Rayleigh-Ritz on one output-space subspace shared by all suffixes, finished where needed by
+//!   per-suffix Lanczos ([`crate::end_to_end`]); the same lower bound and residual as Lanczos.
 //! - `log_product_of_norms`: sum_{k=l}^{L} log ||J_k||_2, what a product of per-layer bounds can at
 //!   best bound (submultiplicativity: end_to_end_norm <= exp(log_product_of_norms)).
 //! - `grad_norm`: Frobenius norm of d loss / d theta_l over all of layer l's parameters, loss the
@@ -434,14 +434,25 @@ fn log_linear_fit(xs: &[f64], ys: &[f64]) -> Option<Fit> {
     })
 }
 
+/// `Sync` when the work is spread over threads (feature `parallel`), nothing otherwise (the
+/// single-threaded build's hooks hold a `Cell`).
 #[cfg(feature = "parallel")]
-fn map_indices<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+pub(crate) trait MaybeSync: Sync {}
+#[cfg(feature = "parallel")]
+impl<T: Sync + ?Sized> MaybeSync for T {}
+#[cfg(not(feature = "parallel"))]
+pub(crate) trait MaybeSync {}
+#[cfg(not(feature = "parallel"))]
+impl<T: ?Sized> MaybeSync for T {}
+
+#[cfg(feature = "parallel")]
+pub(crate) fn map_indices<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
     use rayon::prelude::*;
     (0..n).into_par_iter().map(f).collect()
 }
 
 #[cfg(not(feature = "parallel"))]
-fn map_indices<T>(n: usize, f: impl Fn(usize) -> T) -> Vec<T> {
+pub(crate) fn map_indices<T>(n: usize, f: impl Fn(usize) -> T) -> Vec<T> {
     (0..n).map(f).collect()
 }
 
@@ -600,60 +611,11 @@ fn end_to_end_until(
     Some(top.estimate)
 }
 
-/// The end-to-end norms of the suffixes l = `from` down to `to` (from >= to), in that order, each
-/// by Lanczos on the output-space Gram matrix A_l A_l^T, A_l = J_L ... J_l: `norm` = ||A_l^T y||
-/// for the final unit Ritz vector y, a lower bound on ||A_l^T||_2 = ||A_l||_2, and `residual` =
-/// ||A_l A_l^T y - norm^2 y|| (see [`crate::lanczos`]). The first suffix starts from a random
-/// vector (seed `opts.seed + 1000 + from`); every later one from the previous suffix's Ritz
-/// vector y_(l+1): A_l = A_(l+1) J_l shares its output side with A_(l+1), so y_(l+1) is already
-/// close to A_l's top left singular vector and the iteration needs only a few steps to reach the
-/// same stopping rule. `done(l, estimate)` hears each norm as it finishes; `None` once `stop()`.
-fn end_to_end_chain(
-    model: &Model,
-    caches: &[LayerCache],
-    from: usize,
-    to: usize,
-    opts: LanczosOptions,
-    stop: &dyn Fn() -> bool,
-    done: &dyn Fn(usize, NormEstimate),
-) -> Option<Vec<(usize, NormEstimate)>> {
-    let n = model.cfg.tokens * model.cfg.d;
-    let big_l = model.cfg.layers;
-    let mut start: Option<Vec<f64>> = None;
-    let mut out = Vec::with_capacity(from + 1 - to);
-    for l in (to..=from).rev() {
-        let o = LanczosOptions {
-            seed: opts.seed.wrapping_add(1000 + from as u64),
-            ..opts
-        };
-        let top = lanczos_top(n, o, start.as_deref(), |u| {
-            let mut g = u.to_vec();
-            for k in (l..=big_l).rev() {
-                if stop() {
-                    return None;
-                }
-                g = model.layer_vjp(k, &caches[k - 1], &g, None);
-            }
-            let mut t = g.clone();
-            for k in l..=big_l {
-                if stop() {
-                    return None;
-                }
-                t = model.layer_jvp(k, &caches[k - 1], &t);
-            }
-            Some((g, t))
-        })?;
-        done(l, top.estimate);
-        out.push((l, top.estimate));
-        start = Some(top.ritz_vector);
-    }
-    Some(out)
-}
-
-/// The two warm-started chains the end-to-end stage runs (concurrently with `parallel`): suffixes
-/// L down to L - j + 1 and L - j down to 1, j the least with j (j + 1) / 2 >= L (L + 1) / 4, so
-/// both hold about half the layer operations. Fixed by L alone (not by the thread count), so the
-/// parallel and the single-threaded build compute the same numbers.
+/// The two chains of suffixes the end-to-end stage runs (concurrently with `parallel`), each with
+/// its own carried subspace ([`crate::end_to_end`]): suffixes L down to L - j + 1 and L - j down
+/// to 1, j the least with j (j + 1) / 2 >= L (L + 1) / 4, so both hold about half the layer
+/// operations. Fixed by L alone (not by the thread count), so the parallel and the
+/// single-threaded build compute the same numbers.
 pub fn end_to_end_chains(layers: usize) -> Vec<(usize, usize)> {
     let total = layers * (layers + 1) / 2;
     let mut j = 1;
@@ -811,7 +773,6 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
     };
     done.store(0, std::sync::atomic::Ordering::Relaxed);
     let e2e: Vec<Option<NormEstimate>> = if spec.select.end_to_end {
-        let chains = end_to_end_chains(big_l);
         let emit = |l: usize, r: NormEstimate| {
             ctx.emit(Event::Layer(Box::new(LayerUpdate {
                 layer: l,
@@ -821,9 +782,10 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
             })));
             tick(STAGE_END_TO_END, big_l);
         };
+        let chains = end_to_end_chains(big_l);
         let parts = map_indices(chains.len(), |i| {
             let (from, to) = chains[i];
-            end_to_end_chain(&model, &caches, from, to, opts, &stop, &emit)
+            crate::end_to_end::end_to_end_chain(&model, &caches, from, to, opts, &stop, &emit)
         });
         cancelled()?;
         let mut v = vec![None; big_l];

@@ -1,5 +1,5 @@
-//! The warm-started end-to-end norms of `run` (output-space Lanczos, each suffix starting from the
-//! next one's Ritz vector) against the independent cold start of `end_to_end_estimate`
+//! The end-to-end norms of `run` (Rayleigh-Ritz on an output-space subspace carried down a chain
+//! of suffixes, `end_to_end.rs`) against the independent cold start of `end_to_end_estimate`
 //! (input-space Lanczos from a random vector) for every suffix.
 
 mod common;
