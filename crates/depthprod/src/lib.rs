@@ -45,7 +45,9 @@ pub use params::{
     parse_list, Depth, Family, Params, ParamsInput, Variance, VarianceInput, AB_FLOOR, AB_RANGE,
     C_RANGE, LAMBDA_RANGE, MAX_DEPTH, MAX_LIST_LEN, Q_RANGE,
 };
-pub use plan::{depth_grid, CurveKind, CurveWidth, Evaluation, Plan, RouteOptions};
+pub use plan::{
+    depth_grid, tail_width, CurveKind, CurveWidth, Evaluation, Plan, RouteOptions, TAIL_WIDTH_FLOOR,
+};
 pub use rotation::{rotation_angle, rotation_product, Rotation};
 pub use sum::LIBM_REL;
 pub use zeta::riemann_zeta;

@@ -597,20 +597,23 @@ impl Plan {
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CurveWidth {
     /// Log-product: (hi - lo) / max(1, |value|), the measure of the 1e-12 goal (relative, absolute
-    /// below 1). Tail: (hi - lo) / hi, relative at every size, since tails are drawn on a log
-    /// axis where a tiny tail's absolute width says nothing. Infinite where a point has no finite
+    /// below 1). Tail: [`tail_width`], relative down to 2^-960, since tails are drawn on a log axis
+    /// where a tiny tail's absolute width says nothing. Infinite where a point has no finite
     /// enclosure.
     pub worst: f64,
     /// The depth of that point (the first one, on ties).
     pub at: f64,
 }
 
-/// Relative width of a tail enclosure (0 for the exact tail 0).
-fn tail_width(t: Bounds) -> f64 {
-    if t.hi == 0.0 {
-        0.0
-    } else if t.hi.is_finite() {
-        (t.hi - t.lo) / t.hi
+/// Below this a tail's width is measured absolutely: 2^-960 (about 1e-289), where doubles begin
+/// to lose the 53 bits of relative precision a 1e-12 goal needs (subnormals start at 2^-1022), as
+/// the log-product's goal is absolute below 1.
+pub const TAIL_WIDTH_FLOOR: f64 = f64::from_bits((1023 - 960) << 52);
+
+/// Width of a tail enclosure relative to its upper end, absolute below [`TAIL_WIDTH_FLOOR`].
+pub fn tail_width(t: Bounds) -> f64 {
+    if t.hi.is_finite() {
+        (t.hi - t.lo) / t.hi.max(TAIL_WIDTH_FLOOR)
     } else {
         f64::INFINITY
     }
