@@ -41,6 +41,14 @@ impl Terms {
     /// the operations of the first pass.
     #[inline]
     fn add(&self, acc: &mut Accumulator, l: usize, values: &[f64]) -> f64 {
+        let (g, err) = self.term(l, values);
+        acc.add(g, err);
+        g
+    }
+
+    /// g(l) and its error bound.
+    #[inline]
+    fn term(&self, l: usize, values: &[f64]) -> (f64, f64) {
         let lf = l as f64;
         match *self {
             Terms::Exponential {
@@ -53,14 +61,12 @@ impl Terms {
                 let x = kappa * (-0.5 * lambda * lf).exp() * lf.powf(-extra);
                 let x_rel = (0.5 * lambda * lf + 8.0) * U;
                 let g = (x * (a + b * x)).ln_1p();
-                acc.add(g, (2.0 * x_rel + 7.0 * U) * g);
-                g
+                (g, (2.0 * x_rel + 7.0 * U) * g)
             }
             Terms::Measured { a, b, extra } => {
                 let x = lf.powf(-extra) / values[l - 1].sqrt();
                 let g = (x * (a + b * x)).ln_1p();
-                acc.add(g, 20.0 * U * g);
-                g
+                (g, 20.0 * U * g)
             }
         }
     }
@@ -83,9 +89,9 @@ pub(super) struct DirectPlan {
     /// sum_{l=n+1}^{len2} g(l) with its error (len2 >= len, see `exponential`), accumulated from l = len2 down, so a tail at n < len
     /// is a sum of positive terms with an error relative to itself, never S(len) - S(n) (which
     /// left the tail at N = 20, lambda = 1, 3e-10 wide relative).
-    suffix: Vec<(f64, f64)>,
-    /// Upper bound on sum_{l > suffix.len() - 1} g(l).
-    suffix_tail: f64,
+    /// Made on the first tail asked for (a value alone never needs it: the page asks for tails
+    /// only while the tail plot or readout shows), with the upper bound on sum_{l > len2} g(l).
+    suffix: std::sync::OnceLock<(Vec<(f64, f64)>, f64)>,
 }
 
 /// Longest exponential-variance suffix table (16 bytes a term, 1 MiB). Routes chosen
@@ -148,25 +154,6 @@ impl DirectPlan {
                 }
             }
         }
-        // The suffixes run past len, to where the terms underflow to 0 (l ~ 1490/lambda; at most
-        // SUFFIX_MAX): every tail before that is then a sum of its own terms, within 2^-60-ish
-        // of itself; a relative cut could not stop earlier, since each term is a fixed fraction
-        // e^(-lambda/2) of the one before. Beyond len2 the tail is below the bound there (~1e-300).
-        let (mut suffix, mut suffix_tail) = (Vec::new(), 0.0);
-        if len <= SUFFIX_MAX {
-            let mut len2 = len;
-            let mut scratch = Accumulator::new();
-            while len2 < SUFFIX_MAX && terms.add(&mut scratch, len2 + 1, &[]) != 0.0 {
-                len2 += 1;
-            }
-            suffix = vec![(0.0, 0.0); len2 + 1];
-            let mut back = Accumulator::new();
-            for l in (1..=len2).rev() {
-                terms.add(&mut back, l, &[]);
-                suffix[l - 1] = (back.value(), back.error());
-            }
-            suffix_tail = exp_tail_bound(shape, len2 as u64);
-        }
         DirectPlan {
             terms,
             checkpoints,
@@ -174,8 +161,7 @@ impl DirectPlan {
             len,
             tail: Some(exp_tail_bound(shape, len as u64).min(tail)),
             exp_shape: Some(shape),
-            suffix,
-            suffix_tail,
+            suffix: std::sync::OnceLock::new(),
         }
     }
 
@@ -198,8 +184,7 @@ impl DirectPlan {
             len: values.len(),
             tail: None,
             exp_shape: None,
-            suffix: Vec::new(),
-            suffix_tail: 0.0,
+            suffix: std::sync::OnceLock::new(),
         }
     }
 
@@ -256,17 +241,73 @@ impl DirectPlan {
         }
     }
 
+    /// Whether every term from n + 1 on is 0 in doubles, so the suffix table (which ends where the
+    /// terms underflow) cannot reach n and need not be made for it: a value far beyond the sum's
+    /// end asks for its tail bound alone. With x_l <= kappa e^(-lambda l / 2) (l^-extra <= 1),
+    /// g(l) <= A x_l + B x_l^2 < 2^-1075 once lambda l / 2 > log(kappa (A + B)) + 1075 log 2; twice
+    /// that depth plus 64 leaves room for every rounding of this estimate.
+    fn beyond_underflow(&self, n: u64) -> bool {
+        let Some((ak, bk2, lambda, _)) = self.exp_shape else {
+            return false;
+        };
+        let scale = (ak + bk2.sqrt()).max(1.0);
+        let l_zero = 2.0 * (2.0 * scale.ln() + 1075.0 * std::f64::consts::LN_2) / lambda;
+        (n as f64) > 2.0 * l_zero + 64.0
+    }
+
+    /// Exponential variance's backward suffix sums (see the field `suffix`), made once.
+    fn suffix(&self) -> &(Vec<(f64, f64)>, f64) {
+        self.suffix.get_or_init(|| {
+            // The suffixes run past len, to where the terms underflow to 0 (l ~ 1490/lambda; at most
+            // SUFFIX_MAX): every tail before that is then a sum of its own terms, within 2^-60-ish
+            // of itself; a relative cut could not stop earlier, since each term is a fixed fraction
+            // e^(-lambda/2) of the one before. Beyond len2 the tail is below the bound there (~1e-300).
+            let (len, terms, shape) = (self.len, self.terms, self.exp_shape);
+            let (mut suffix, mut suffix_tail) = (Vec::new(), 0.0);
+            if let (true, Some(shape)) = (len <= SUFFIX_MAX, shape) {
+                // each term made once, forwards (to find where they underflow), then summed back
+                let mut each: Vec<(f64, f64)> = Vec::with_capacity(2 * len + 64);
+                loop {
+                    let t = terms.term(each.len() + 1, &[]);
+                    if t.0 == 0.0 || each.len() >= SUFFIX_MAX {
+                        break;
+                    }
+                    each.push(t);
+                }
+                let len2 = each.len().max(len);
+                suffix = vec![(0.0, 0.0); len2 + 1];
+                let mut back = Accumulator::new();
+                for l in (1..=len2).rev() {
+                    let (g, err) = each
+                        .get(l - 1)
+                        .copied()
+                        .unwrap_or_else(|| terms.term(l, &[]));
+                    back.add(g, err);
+                    suffix[l - 1] = (back.value(), back.error());
+                }
+                suffix_tail = exp_tail_bound(shape, len2 as u64);
+            }
+            (suffix, suffix_tail)
+        })
+    }
+
     /// Bounds on sum_{l>n} g(l), continuing from `cursor` when that is shorter (curves).
     pub(super) fn tail_from(&self, n: u64, cursor: Option<&mut Cursor>) -> Option<Bounds> {
         let t = self.tail?;
         let shape = self.exp_shape?;
-        if n + 1 < self.suffix.len() as u64 {
+        let (suffix, suffix_tail) = if self.beyond_underflow(n) {
+            (&Vec::new(), &0.0)
+        } else {
+            let (s, st) = self.suffix();
+            (s, st)
+        };
+        if n + 1 < suffix.len() as u64 {
             // sum_{l=n+1}^{len2} g(l), summed backwards once, plus [0, bound] beyond len2
-            let (d, e) = self.suffix[n as usize];
+            let (d, e) = suffix[n as usize];
             let e = e + U * d;
             Some(Bounds {
                 lo: down(d - e).max(0.0),
-                hi: up(d + e + self.suffix_tail),
+                hi: up(d + e + suffix_tail),
             })
         } else if n < self.len_u64() {
             let (total, te) = (self.last.value(), self.last.error());
