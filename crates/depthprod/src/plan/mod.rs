@@ -80,7 +80,7 @@ pub struct Plan {
 #[derive(Debug, Clone)]
 enum Engine {
     Power(Box<PowerPlan>),
-    Direct(DirectPlan),
+    Direct(Box<DirectPlan>),
     /// Exponential variance at small lambda: head + Euler-Maclaurin + geometric tail.
     Exponential(Box<ExpPlan>),
 }
@@ -159,14 +159,14 @@ impl Plan {
                 };
                 match em {
                     Some(plan) => Engine::Exponential(Box::new(plan)),
-                    None => {
-                        Engine::Direct(DirectPlan::exponential(a, b, *c, *lambda, extra, typed))
-                    }
+                    None => Engine::Direct(Box::new(DirectPlan::exponential(
+                        a, b, *c, *lambda, extra, typed,
+                    ))),
                 }
             }
             (Variance::Measured { values }, family) => {
                 let extra = family.extra_power().unwrap_or(0.0);
-                Engine::Direct(DirectPlan::measured(a, b, values, extra))
+                Engine::Direct(Box::new(DirectPlan::measured(a, b, values, extra)))
             }
         };
         Ok(Plan {
