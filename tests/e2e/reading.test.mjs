@@ -150,13 +150,22 @@ for (const [name, hash, checkLegend] of [
   });
 }
 
-test('the corner A = B = 100 says C is not resolvable next to where it would be, and keeps 40 terms on demand', T, async (t) => {
+test('the corner A = B = 100 shows its certified C (the finite-part route) and keeps 40 terms on demand', T, async (t) => {
   const page = await session.open(t, '#families=unscaled,scaled&a=100&b=100&c=0.001&q=0.05&n=1e6');
   await numberIn(page, sel('log-product-unscaled'));
-  // C is certified here, or, where the core cannot, the readout says so and why.
+  // C was "not resolvable in double precision" here before issue 8; it is certified now, with
+  // its enclosure, and the page shows the core's own value.
   const cText = await text(page, 'constant-c');
-  if (/^not resolvable/.test(cText)) assert.ok((await readout(page, 'constant-c')).length > 80, 'the reason is given');
-  else assert.ok(Number.isFinite(Number.parseFloat(cText)), cText);
+  assert.doesNotMatch(await readout(page, 'constant-c'), /not resolvable/);
+  const shown = Number.parseFloat(cText);
+  const core = await page.evaluate(async () => {
+    const w = await import('./pkg/depthprod_wasm.js');
+    return w.evaluate({ family: 'unscaled', a: '100', b: '100', variance: { kind: 'power', c: '0.001', q: '0.05' }, n: 'inf' }).divergent.constant;
+  });
+  // the shown digits are the enclosure's agreed digits (13 here), and the enclosure is the core's
+  assert.ok(core.lo <= core.hi && (core.hi - core.lo) / core.value <= 1e-12, JSON.stringify(core));
+  assert.ok(Math.abs(shown - core.value) <= 1e-12 * core.value, `${cText} vs ${core.value}`);
+  assert.match(await readout(page, 'constant-c'), /∈ \[5\.345670350560\d*e140, 5\.345670350561\d*e140\]/);
   const more = page.locator(sel('log-product-unscaled')).locator('xpath=..').locator('details.more');
   assert.match(await more.locator('summary').innerText(), /all \d+ terms/);
   assert.match(await page.locator(sel('log-product-unscaled')).locator('xpath=..').locator('.meaning').innerText(), /\+ \d+ more terms/);
