@@ -51,8 +51,11 @@ pub(super) enum Declined {
     OutOfRange,
 }
 
-/// C' = C + c_n/d_n (or C at exact resonance) with an error bound.
-pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64), Declined> {
+/// C' = C + c_n/d_n (or C at exact resonance) with an error bound, and the size of the closed
+/// form's part, sum_i |w_i|^s (rounded up): C is what remains of parts of that size, so near a sign
+/// change of C (complex roots) its width relative to |C| grows like that size over |C|; the
+/// rounding of kappa = c^(-1/2) and of the roots (Lemma F3) alone is a few u s times it.
+pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined> {
     let t = inp.term;
     let alpha = t.a * t.kappa;
     let beta = t.b * t.kappa * t.kappa;
@@ -213,7 +216,7 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64), Declined> {
     if !value.is_finite() {
         return Err(Declined::OutOfRange);
     }
-    Ok((value, acc.error() + rem + moved))
+    Ok((value, acc.error() + rem + moved, abs_ws))
 }
 
 /// sigma = pi eps / sin(pi eps) and (sigma - 1)/eps by the series

@@ -582,6 +582,18 @@ impl Plan {
         }
     }
 
+    /// Where the constant C of a divergent power law comes from the finite-part route: the size
+    /// sum_i |w_i|^s of the closed form's part it is what remains of (docs/MATH.md §4.8); its
+    /// width is a few u s times that, so relative to |C| it grows near a sign change of C.
+    /// `None` on every other route. For tests.
+    #[doc(hidden)]
+    pub fn constant_scale(&self) -> Option<f64> {
+        match &self.engine {
+            Engine::Power(p) => p.far.as_ref()?.as_ref().ok().map(|f| f.scale),
+            Engine::Direct(_) | Engine::Exponential(_) => None,
+        }
+    }
+
     /// Internal shape of the route, for tests and the benchmark: (L0, M, K, uses Euler-Maclaurin).
     #[doc(hidden)]
     pub fn route_summary(&self) -> Option<(f64, f64, usize, bool)> {

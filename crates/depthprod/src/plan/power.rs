@@ -70,6 +70,8 @@ pub(super) struct FarConstant {
     pub(super) n: usize,
     pub(super) merged: (f64, f64),
     pub(super) classic: (f64, f64),
+    /// sum_i |w_i|^s, the size of the closed form's part (see [`finite_part::merged_constant`]).
+    pub(super) scale: f64,
 }
 
 impl PowerPlan {
@@ -347,7 +349,8 @@ impl PowerPlan {
             delta: self.delta,
             merged,
         };
-        Some(finite_part::merged_constant(&inputs).map(|value| {
+        Some(finite_part::merged_constant(&inputs).map(|(v, e, scale)| {
+            let value = (v, e);
             // C = C' - c_n/d_n: c_n carries its error ce, d_n is correctly rounded (u), the
             // division u, the difference u
             let classic = if d == 0.0 || !merged {
@@ -364,6 +367,7 @@ impl PowerPlan {
                 n,
                 merged: value,
                 classic,
+                scale,
             }
         }))
     }
