@@ -13,6 +13,11 @@ use std::cmp::Ordering;
 
 /// Base of the mantissa's limbs.
 const LIMB: u64 = 1_000_000_000;
+/// 10^0 ..= 10^22, every one an exact double (5^22 < 2^53).
+const EXACT_POWERS_OF_TEN: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 /// Largest decimal exponent accepted in typed text (every supported range is far inside it).
 pub(crate) const MAX_EXP10: i64 = 4000;
 
@@ -140,23 +145,28 @@ impl Exact {
         let neg = bits >> 63 == 1;
         let biased = ((bits >> 52) & 0x7ff) as i64;
         let frac = bits & ((1u64 << 52) - 1);
-        let (m, e) = if biased == 0 {
+        let (mut m, mut e) = if biased == 0 {
             (frac, -1074)
         } else {
             (frac | (1u64 << 52), biased - 1075)
         };
+        if m == 0 {
+            return Exact::int(0);
+        }
+        // The shortest form: an odd m when e < 0 (0.5 is 5e-1, not 2^52 5^53 10^-53), so the
+        // arithmetic below carries about 0.7 digits per binary place actually used, not 1075.
+        while e < 0 && m % 2 == 0 {
+            m /= 2;
+            e += 1;
+        }
         let mut mant = Big::from_u64(m);
-        let exp10 = if e < 0 {
-            for _ in 0..(-e) {
-                mant = mant.mul_small(5);
-            }
-            e
-        } else {
-            for _ in 0..e {
-                mant = mant.mul_small(2);
-            }
-            0
-        };
+        // by 5^13 and 2^31 at a time (both below 2^32, as mul_small needs)
+        let (base, chunk, count) = if e < 0 { (5u64, 13, -e) } else { (2, 31, e) };
+        for _ in 0..count / chunk {
+            mant = mant.mul_small(base.pow(chunk as u32));
+        }
+        mant = mant.mul_small(base.pow((count % chunk) as u32));
+        let exp10 = e.min(0);
         Exact { neg, mant, exp10 }
     }
 
@@ -278,6 +288,12 @@ impl Exact {
 
     /// self + other, exactly.
     pub fn add(&self, other: &Exact) -> Exact {
+        if other.mant.is_zero() {
+            return self.clone();
+        }
+        if self.mant.is_zero() {
+            return other.clone();
+        }
         let e = self.exp10.min(other.exp10);
         let a = self.mant.mul_pow10((self.exp10 - e) as u32);
         let b = other.mant.mul_pow10((other.exp10 - e) as u32);
@@ -306,6 +322,26 @@ impl Exact {
     /// The double nearest to the exact value (Rust's float parser rounds correctly), with
     /// overflow to +-infinity and underflow to +-0.
     pub fn to_f64(&self) -> f64 {
+        // Clinger's fast path: an integer below 2^53 and a power of ten up to 10^22 are both
+        // exact doubles, so one multiplication or division rounds once, to nearest, the same
+        // double as the parser gives.
+        if self.mant.0.len() <= 2 && self.exp10.unsigned_abs() <= 22 {
+            let m = self
+                .mant
+                .0
+                .iter()
+                .rev()
+                .fold(0u64, |m, &d| m * LIMB + d as u64);
+            if m < 1 << 53 {
+                let scale = EXACT_POWERS_OF_TEN[self.exp10.unsigned_abs() as usize];
+                let x = if self.exp10 >= 0 {
+                    m as f64 * scale
+                } else {
+                    m as f64 / scale
+                };
+                return if self.neg { -x } else { x };
+            }
+        }
         let text = format!(
             "{}{}e{}",
             if self.neg { "-" } else { "" },
@@ -313,6 +349,31 @@ impl Exact {
             self.exp10
         );
         text.parse().unwrap_or(f64::NAN)
+    }
+
+    /// The sign of 1 - i self and the double nearest to it, in integers, for a short positive
+    /// decimal self = M 10^E (M < 2^53, -18 <= E <= 0) and i < 2^10: (1 - i self) 10^-E =
+    /// 10^-E - i M is an integer below 2^63 in size; when it is below 2^53 too, one division by
+    /// the exact double 10^-E rounds it correctly (Clinger's fast path), as [`Exact::to_f64`]
+    /// would. `None` otherwise (the caller takes the general route).
+    pub fn one_minus_multiple(&self, i: u64) -> Option<(i32, f64)> {
+        if self.neg || self.mant.0.len() > 2 || !(-18..=0).contains(&self.exp10) || i >= 1 << 10 {
+            return None;
+        }
+        let m = self
+            .mant
+            .0
+            .iter()
+            .rev()
+            .fold(0u64, |m, &d| m * LIMB + d as u64);
+        if m >= 1 << 53 {
+            return None;
+        }
+        let v = 10i64.pow(self.exp10.unsigned_abs() as u32) - (i * m) as i64;
+        (v.unsigned_abs() < 1 << 53).then(|| {
+            let x = v as f64 / EXACT_POWERS_OF_TEN[self.exp10.unsigned_abs() as usize];
+            (v.signum() as i32, x)
+        })
     }
 
     /// |self - x| for a double x, rounded up to a double (0 exactly when x is the exact value).
@@ -464,5 +525,81 @@ mod tests {
         let r = Number::from("0.1").resolve("q").unwrap();
         assert!(r.rounding > 5e-18 && r.rounding < 6e-18, "{}", r.rounding);
         assert_eq!(Exact::from_f64(-3.0).add(&Exact::int(3)).signum(), 0);
+    }
+
+    #[test]
+    fn doubles_are_exact_in_their_shortest_form() {
+        // the shortest form is the same rational, so it rounds back to the same double
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut samples = vec![
+            0.5,
+            0.025,
+            1.0,
+            3.0,
+            -0.0,
+            0.0,
+            5e-324,
+            f64::MIN_POSITIVE,
+            1e300,
+        ];
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let d = f64::from_bits(x);
+            if d.is_finite() {
+                samples.push(d);
+            }
+        }
+        for d in samples {
+            let e = Exact::from_f64(d);
+            assert_eq!(e.to_f64(), d, "{d:e}");
+            assert_eq!(e.signum(), if d == 0.0 { 0 } else { d.signum() as i32 });
+            assert_eq!(e.add(&Exact::int(0)), e);
+            assert_eq!(Exact::int(0).add(&e), e);
+        }
+        // the fast path of to_f64 against the parser, on short decimals either side of it
+        let mut y = 0x1234_5678_9abc_def1u64;
+        for _ in 0..5000 {
+            y ^= y << 13;
+            y ^= y >> 7;
+            y ^= y << 17;
+            let digits = (y >> 8) % (1 << (1 + (y % 56)));
+            let exp = (y % 61) as i64 - 30;
+            let text = format!("{}{digits}e{exp}", if y & 1 == 1 { "-" } else { "" });
+            let e = Exact::parse(&text).unwrap();
+            // (an exact zero has no sign: -0e5 is 0)
+            let parsed = text.parse::<f64>().unwrap() + 0.0;
+            assert_eq!(e.to_f64().to_bits(), parsed.to_bits(), "{text}");
+        }
+        // 1 - i x for short decimals, as the general route gives it (sign and rounding)
+        for text in ["0.025", "0.05", "0.4", "0.2", "1.5", "7", "0.001"] {
+            let x = Exact::parse(text).unwrap();
+            for i in [1u64, 2, 3, 5, 8, 40, 41, 297, 1000, 1023] {
+                let general = Exact::int(1).sub(&x.mul_int(i as i64));
+                let (side, gap) = x.one_minus_multiple(i).expect("short decimal");
+                assert_eq!(side, general.signum(), "{text}, {i}");
+                assert_eq!(
+                    gap.to_bits(),
+                    (general.to_f64() + 0.0).to_bits(),
+                    "{text}, {i}"
+                );
+            }
+        }
+        assert_eq!(
+            Exact::parse("0.2").unwrap().one_minus_multiple(5),
+            Some((0, 0.0))
+        );
+        // 10^15 - i M beyond 2^53: left to the general route
+        let long = Exact::parse("0.123456789012345").unwrap();
+        let general = Exact::int(1).sub(&long);
+        assert_eq!(long.one_minus_multiple(1), Some((1, general.to_f64())));
+        assert_eq!(long.one_minus_multiple(1023), None);
+        assert_eq!(Exact::parse("1e-30").unwrap().one_minus_multiple(5), None);
+        assert_eq!(Exact::parse("-0.5").unwrap().one_minus_multiple(5), None);
+        // 0.5 is 5e-1 (one digit), not a 1075-digit mantissa: the same as the typed decimal
+        assert_eq!(Exact::from_f64(0.5), Exact::parse("0.5").unwrap());
+        assert_eq!(Exact::from_f64(0.0), Exact::int(0));
+        assert_eq!(Exact::from_f64(-0.0), Exact::int(0));
     }
 }

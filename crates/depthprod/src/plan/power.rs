@@ -146,15 +146,27 @@ impl PowerPlan {
         let mut side = vec![0i32; k + 1];
         let mut gap = vec![0.0; k + 1];
         let mut kappa_k = 1.0;
+        // 1 - i p is decided in integers when p_exact is the double p itself (inputs given as
+        // doubles) or a short decimal (typed text); otherwise by the exact decimal route.
+        let p_is_double = p_exact.distance_to(p) == 0.0;
         for i in 1..=k {
             kappa_k *= term.kappa;
             let kr = (i as f64) * (term.kappa_rel + U);
             let c = series.c[i] * kappa_k;
             coef[i] = (c, series.err[i] * kappa_k * (1.0 + kr) + c.abs() * (kr + U));
             let fi = i as f64;
-            let gap_exact = Exact::int(1).sub(&p_exact.mul_int(i as i64));
-            side[i] = gap_exact.signum();
-            gap[i] = gap_exact.to_f64();
+            let fast = if p_is_double {
+                one_minus_multiple(p, i as u64)
+            } else {
+                p_exact.one_minus_multiple(i as u64)
+            };
+            (side[i], gap[i]) = match fast {
+                Some(exact) => exact,
+                None => {
+                    let gap_exact = Exact::int(1).sub(&p_exact.mul_int(i as i64));
+                    (gap_exact.signum(), gap_exact.to_f64())
+                }
+            };
             if side[i] == 0 {
                 // exact resonance k p = 1 (e.g. a typed q = 0.4 at k = 5): s is exactly 1
                 s[i] = 1.0;
@@ -949,4 +961,78 @@ fn series_truncation(rho_kappa: f64, p: f64, m: f64, k: usize) -> f64 {
     // (1 + 1e-10): |log_bound| < 1e4 computed with < 1e-11 absolute error (three ln at one ulp
     // each and the sum), exp adds one ulp
     log_bound.exp() * (1.0 + 1e-10)
+}
+
+/// The sign of 1 - i p and the double nearest to it, exactly, for a double p and i < 2^10, in
+/// integers: p = m 2^e with 2^52 <= m < 2^53, so (1 - i p) 2^-e = 2^-e - i m is an integer, held
+/// in an i64 while -e <= 62 (p >= 2^-10; i m < 2^63). Converting an i64 to f64 rounds to
+/// nearest and scaling by 2^e is exact here, so the double is the correctly rounded value, as
+/// `Exact::to_f64` gives it. `None` outside that range (the exact decimal route then decides).
+fn one_minus_multiple(p: f64, i: u64) -> Option<(i32, f64)> {
+    if !(p.is_normal() && p > 0.0) || i >= 1 << 10 {
+        return None;
+    }
+    let bits = p.to_bits();
+    let m = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+    let e = ((bits >> 52) & 0x7ff) as i32 - 1075;
+    if !(-62..0).contains(&e) {
+        return None;
+    }
+    let v = (1i64 << -e) - (i * m) as i64;
+    let two_to_e = f64::from_bits(((1023 + e) as u64) << 52);
+    Some((v.signum() as i32, v as f64 * two_to_e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_minus_multiple;
+    use crate::exact::Exact;
+
+    /// The integer route gives exactly what the exact decimal route gives: the sign of 1 - i p
+    /// and its correctly rounded double, at resonances (i p = 1) and next to them.
+    #[test]
+    fn one_minus_multiple_is_the_exact_route() {
+        let mut ps = vec![
+            0.5,
+            0.025,
+            0.05,
+            0.1,
+            0.2,
+            1.0 / 3.0,
+            0.4,
+            1.5,
+            1.0,
+            2f64.powi(-10),
+        ];
+        for p in [0.025f64, 0.05, 0.1, 0.2, 1.0 / 3.0, 0.4] {
+            ps.push(f64::from_bits(p.to_bits() + 1));
+            ps.push(f64::from_bits(p.to_bits() - 1));
+        }
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..300 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ps.push((x >> 11) as f64 / (1u64 << 53) as f64 * 4.0 + 1e-3);
+        }
+        for p in ps {
+            for i in [1u64, 2, 3, 5, 10, 20, 40, 297, 1023] {
+                let exact = Exact::int(1).sub(&Exact::from_f64(p).mul_int(i as i64));
+                let (side, gap) = one_minus_multiple(p, i).expect("in range");
+                assert_eq!(side, exact.signum(), "p = {p:e}, i = {i}");
+                assert_eq!(
+                    gap.to_bits(),
+                    exact.to_f64().to_bits(),
+                    "p = {p:e}, i = {i}"
+                );
+            }
+        }
+        // the double 0.05 is above 1/20: 1 - 20 p < 0
+        assert_eq!(one_minus_multiple(0.05, 20).unwrap().0, -1);
+        assert_eq!(one_minus_multiple(0.5, 2), Some((0, 0.0)));
+        assert_eq!(one_minus_multiple(5e-4, 3), None);
+        assert_eq!(one_minus_multiple(1e16, 3), None);
+        assert_eq!(one_minus_multiple(2.0, 3), Some((-1, -5.0)));
+        assert_eq!(one_minus_multiple(0.5, 1 << 10), None);
+    }
 }
