@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `npm run bench` (second part): issue 8's per-value figures for the explorer's wasm module, in
 // node (V8, the engine of chromium, without the page around it). Each row is the time of one
-// value *with* its preparation (`new Plan(params)`, `evaluate(n)`, `free()`), as the native
-// `cargo bench -p depthprod --bench speed` rows measure it: median and p90 over the repetitions,
-// after a warm-up. The parameters vary by one ulp-sized step per repetition so that nothing is
+// value *with* its preparation (`new Plan(params)`, `logProduct(n)`, `free()`), as the native
+// `cargo bench -p depthprod --bench speed` rows measure it, and beside it the whole view the
+// page asks for (`evaluate(n)`: value, limit, tail, leading terms, bound): median and p90 over
+// the repetitions, after a warm-up. The parameters vary by one ulp-sized step per repetition so that nothing is
 // cached between them. A report, never a test: timings on a shared 2-core machine are noisy.
 //
 // Options: BENCH_REPS=n repetitions per row (default 200). Needs www/pkg (`npm run build`).
@@ -37,8 +38,17 @@ function time(f) {
   return [t[Math.floor(t.length / 2)], t[Math.floor(t.length * 0.9)]];
 }
 
-/** One value with its preparation. */
+/** One value with its preparation: `new Plan`, `logProduct(n)` (the one enclosure), `free`. */
 const value = (params, n) => (i) => {
+  const plan = new w.Plan(params(i));
+  const v = plan.logProduct(n);
+  plan.free();
+  if (!(v[2] >= v[1])) throw new Error('no value');
+};
+
+/** The whole view at one depth with its preparation: `evaluate(n)` (value, limit, tail, leading
+ * terms and constant, zeta bound) as one JS object, as the page asks for it. */
+const view = (params, n) => (i) => {
   const plan = new w.Plan(params(i));
   const e = plan.evaluate(n);
   plan.free();
@@ -49,23 +59,33 @@ const list = Float64Array.from({ length: 1_000_000 }, (_, i) => 1 + ((i * 7919) 
 const listPlan = new w.Plan({ family: 'unscaled', a: 1, b: 1, variance: { kind: 'measured', values: list } });
 const listGrid = w.depthGrid(1_000_000, 1000);
 
+const seed = (i) => ({ family: 'unscaled', a: 1 + i * 1e-9, b: 1, variance: { kind: 'power', c: 1, q: 1 } });
+const seedTyped = () => ({ family: 'unscaled', a: '1', b: '1', variance: { kind: 'power', c: '1', q: '1' } });
+const corner = (i) => ({ family: 'unscaled', a: 100 - i * 1e-9, b: 100, variance: { kind: 'power', c: 0.001, q: 0.05 } });
+const cornerTyped = () => ({ family: 'unscaled', a: '100', b: '100', variance: { kind: 'power', c: '0.001', q: '0.05' } });
+
+// [what, one value, the whole view (or null), goal]
 const rows = [
-  ['exponential variance, lambda = 1e-3, N = 10^6', value(exp(1e-3), 1e6), '< 60 µs'],
-  ['exponential variance, lambda = 1e-3, N = inf', value(exp(1e-3), 'inf'), '< 60 µs'],
-  ['exponential variance, lambda = 1e-2, N = 10^6', value(exp(1e-2), 1e6), '< 60 µs'],
-  ['exponential variance, lambda = 1, N = 10^6', value(exp(1), 1e6), '< 60 µs'],
-  ['exponential variance, lambda = 10, N = 10^6', value(exp(10), 1e6), '< 60 µs'],
-  ['power law, A = B = c = q = 1, N = 10^6', value((i) => ({ family: 'unscaled', a: 1 + i * 1e-9, b: 1, variance: { kind: 'power', c: 1, q: 1 } }), 1e6), '< 60 µs'],
-  ['corner A = B = 100, c = 1e-3, q = 0.05: C (finite-part route)', value((i) => ({ family: 'unscaled', a: 100 - i * 1e-9, b: 100, variance: { kind: 'power', c: 0.001, q: 0.05 } }), 'inf'), '< 60 µs'],
-  ['10^6-entry list, prepared: one value at N = 777,777', () => listPlan.evaluate(777_777), '< 60 µs'],
-  ['10^6-entry list, prepared: a 1000-point curve', () => listPlan.curveChecked('log-product', listGrid), '< 2 ms'],
+  ['exponential variance, lambda = 1e-3, N = 10^6', value(exp(1e-3), 1e6), view(exp(1e-3), 1e6), '< 60 µs'],
+  ['exponential variance, lambda = 1e-3, N = inf', value(exp(1e-3), 'inf'), view(exp(1e-3), 'inf'), '< 60 µs'],
+  ['exponential variance, lambda = 1e-2, N = 10^6', value(exp(1e-2), 1e6), view(exp(1e-2), 1e6), '< 60 µs'],
+  ['exponential variance, lambda = 1, N = 10^6', value(exp(1), 1e6), view(exp(1), 1e6), '< 60 µs'],
+  ['exponential variance, lambda = 10, N = 10^6', value(exp(10), 1e6), view(exp(10), 1e6), '< 60 µs'],
+  ['power law, A = B = c = q = 1, N = 10^6', value(seed, 1e6), view(seed, 1e6), '< 60 µs'],
+  ['the same, typed as decimals (the page\'s request)', value(seedTyped, 1e6), view(seedTyped, 1e6), '< 60 µs'],
+  ['corner A = B = 100, c = 1e-3, q = 0.05, N = 10^6', value(corner, 1e6), null, '< 60 µs'],
+  ['the corner\'s constant C (finite-part route): the view at N = inf', view(corner, 'inf'), null, '< 60 µs'],
+  ['the same, typed as decimals', view(cornerTyped, 'inf'), null, '< 60 µs'],
+  ['10^6-entry list, prepared: one value at N = 777,777', () => listPlan.logProduct(777_777), () => listPlan.evaluate(777_777), '< 60 µs'],
+  ['10^6-entry list, prepared: a 1000-point curve', () => listPlan.curveChecked('log-product', listGrid), null, '< 2 ms'],
 ];
 
 console.log(`depthprod per-value benchmark, explorer's wasm module in node ${process.version} (${REPS} repetitions; a report, not a test)\n`);
-console.log('| value (with its preparation unless "prepared") | median / p90 | goal |\n|---|---|---|');
-for (const [what, f, goal] of rows) {
+console.log('| value (with its preparation unless "prepared") | one value, median / p90 | the whole view (evaluate), median / p90 | goal |\n|---|---|---|---|');
+const fmt = (us) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
+for (const [what, f, g, goal] of rows) {
   const [med, p90] = time(f);
-  const fmt = (us) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
-  console.log(`| ${what} | ${fmt(med)} / ${fmt(p90)} | ${goal} |`);
+  const whole = g ? time(g).map(fmt).join(' / ') : '';
+  console.log(`| ${what} | ${fmt(med)} / ${fmt(p90)} | ${whole} | ${goal} |`);
 }
 listPlan.free();

@@ -30,6 +30,30 @@ test('a prepared Plan answers like the free functions and frees cleanly', () => 
   assert.throws(() => new api.Plan({ ...scaled, a: -1 }), /A = -1 is outside/);
 });
 
+test('Plan.logProduct gives the one enclosure evaluate gives, without the rest of the view', () => {
+  const cases = [
+    [scaled, [1, 7, 1e6, 1e18, 'inf']],
+    [{ family: 'unscaled', a: '1', b: '1', variance: { kind: 'power', c: '1', q: '1' } }, [1, 1e6, '1e18']],
+    [{ family: 'unscaled', a: 1, b: 1, variance: { kind: 'exponential', c: 1, lambda: 1e-3 } }, [3, 1e6, 'inf']],
+    [{ family: 'scaled', a: 1, b: 1, variance: { kind: 'measured', values: [1, 2, 4, 8] } }, [1, 4]],
+  ];
+  for (const [params, ns] of cases) {
+    const plan = new api.Plan(params);
+    for (const n of ns) {
+      const v = plan.logProduct(n);
+      assert.ok(v instanceof Float64Array && v.length === 3, `${JSON.stringify(params)} at ${n}`);
+      const e = plan.evaluate(n).log_product;
+      assert.deepEqual([...v], [e.value, e.lo, e.hi], `${JSON.stringify(params)} at ${n}`);
+      assert.ok(v[1] <= v[0] && v[0] <= v[2] && v[2] - v[1] <= 1e-12 * Math.max(1, Math.abs(v[0])));
+    }
+    plan.free();
+  }
+  const divergent = new api.Plan({ family: 'unscaled', a: 1, b: 1, variance: { kind: 'power', c: 1, q: 1 } });
+  assert.throws(() => divergent.logProduct('inf'), (e) => e instanceof Error && /diverges/.test(e.message));
+  assert.throws(() => divergent.logProduct(0), /N = "0" is not a valid depth/);
+  divergent.free();
+});
+
 test('parameters as decimal strings, q by eps, growth classes and reasons', () => {
   // a typed q = 0.4 is 2/5 exactly: k p = 1 at k = 5, a log N term, and C is certified
   const typed = new api.Plan({ family: 'unscaled', a: '1', b: '1', variance: { kind: 'power', c: '1', q: '0.4' } });

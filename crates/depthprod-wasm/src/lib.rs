@@ -16,7 +16,7 @@
 //! | `parseList(text)` | string | `Float64Array` of variances |
 //! | `closedForms({a, b, c, q or eps, lambda, n})` | numbers or decimal strings (all but `a`, `b` optional) | `{zeta_bound, eq65: {eps, exponent_at_n, limit}, exponential_bound, unresolved}`, every number an enclosure `{value, lo, hi}`, `null` where it does not apply |
 //! | `rotation(theta, r, n)` | numbers | `{angle, matrix: [m00, m01, m10, m11], norm}` |
-//! | `new Plan(params)` | params without `n` | a prepared product: `.evaluate(n)`, `.curve(kind, ns)`, `.growth()`, `.maxDepth()`, `.free()` |
+//! | `new Plan(params)` | params without `n` | a prepared product: `.evaluate(n)`, `.logProduct(n)` (`Float64Array [value, lo, hi]`), `.curve(kind, ns)`, `.curveChecked(kind, ns)`, `.curveBand(kind, ns)`, `.growth()`, `.maxDepth()`, `.free()` |
 //! | `product.growth()` | | `{class, exponent, coefficient, log_coefficient, constant, reason}` (below) |
 //! | `version()` | | the crate version |
 //!
@@ -131,6 +131,25 @@ impl Plan {
         let n = n.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64));
         Reflect::set(&out, &JsValue::from_str("n"), &n).map_err(js_to_error)?;
         Ok(out)
+    }
+
+    /// log P_N alone at depth `n` (as in `evaluate`), as a `Float64Array` `[value, lo, hi]`: the
+    /// certified enclosure without the rest of the view, for callers that want one number. At
+    /// N = infinity it is the limit; a divergent product has none and throws.
+    #[wasm_bindgen(js_name = logProduct)]
+    pub fn log_product(&self, n: &JsValue) -> Result<Vec<f64>, JsError> {
+        let e = match depth_from_js(n)? {
+            Depth::Finite(n) => self.plan.log_product(n)?,
+            Depth::Infinite => match self.plan.limit()? {
+                depthprod::Limit::Finite { log_limit } => log_limit,
+                depthprod::Limit::Divergent { .. } => {
+                    return Err(JsError::new(
+                        "this product diverges: log P_N has no value at N = infinity (evaluate('inf') gives its leading terms and constant)",
+                    ))
+                }
+            },
+        };
+        Ok(vec![e.value, e.lo, e.hi])
     }
 
     /// The curve `kind` at each depth of `ns`, as a `Float64Array` of the same length.
