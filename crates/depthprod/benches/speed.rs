@@ -157,6 +157,92 @@ fn main() {
     }
     measured_list_rows();
     exponential_variance();
+    every_family();
+}
+
+/// Issue 8's per-value goal (< 20 us native, preparation included) over every family and
+/// variance model: one value at N = 10^6 and the view at infinity's ingredient (`limit`), each
+/// with a fresh plan.
+fn every_family() {
+    use depthprod::Variance;
+    println!("\nevery family and variance model: one value at N = 1e6 / the limit, each with its preparation");
+    let models: [(&str, f64, f64, Variance); 6] = [
+        (
+            "power c=1 q=1",
+            1.0,
+            1.0,
+            Variance::Power { c: 1.0, q: 1.0 },
+        ),
+        (
+            "power corner A=B=100 c=1e-3 q=0.05",
+            100.0,
+            100.0,
+            Variance::Power { c: 1e-3, q: 0.05 },
+        ),
+        (
+            "exponential lambda=1e-3",
+            1.0,
+            1.0,
+            Variance::Exponential {
+                c: 1.0,
+                lambda: 1e-3,
+            },
+        ),
+        (
+            "exponential lambda=1e-2",
+            1.0,
+            1.0,
+            Variance::Exponential {
+                c: 1.0,
+                lambda: 1e-2,
+            },
+        ),
+        (
+            "exponential lambda=1",
+            1.0,
+            1.0,
+            Variance::Exponential {
+                c: 1.0,
+                lambda: 1.0,
+            },
+        ),
+        (
+            "exponential lambda=10",
+            1.0,
+            1.0,
+            Variance::Exponential {
+                c: 1.0,
+                lambda: 10.0,
+            },
+        ),
+    ];
+    for family in Family::ALL {
+        for (name, a, b, variance) in &models {
+            let params = Params {
+                family,
+                a: *a,
+                b: *b,
+                variance: variance.clone(),
+            };
+            let value = time_per_call(|| {
+                black_box(
+                    Plan::new(black_box(&params))
+                        .unwrap()
+                        .log_product(1_000_000)
+                        .unwrap(),
+                );
+            });
+            let limit = time_per_call(|| {
+                black_box(Plan::new(black_box(&params)).unwrap().limit().unwrap());
+            });
+            println!(
+                "  {:<12} {name:<36} {:>10.2?} / {:>10.2?}",
+                family.name(),
+                value,
+                limit
+            );
+        }
+    }
 }
 
 /// A 10^6-entry measured list: the plan sums every layer once and keeps a checkpoint every 64;
