@@ -160,37 +160,52 @@ function running(on) {
   document.body.classList.toggle('lab-running', on);
 }
 
-// A redraw is spread over frames, one figure per frame (the tables first), so streamed layers
-// never cost the main thread a long frame; updates arriving meanwhile join the pass in progress.
-let drawPart = -1; // the next part to draw, -1 for the tables (body[data-lab-drawing] while a pass runs)
+// A redraw is a pass spread over frames, one part per frame (the tables, then each figure), so
+// streamed layers never cost the main thread a long frame. While layers stream in, a pass starts
+// at most every PASS_INTERVAL_MS: a layer's update arriving during a pass waits for the next one
+// instead of restarting it (a restart on every update redrew the tables each frame and left the
+// figures behind), and each pass's frames are the only ones that change the canvases, which the
+// compositor must commit (measured: commits were a third of a streamed run's main-thread time in
+// software rendering). A finished placement's pass (`soon`) starts at the next frame.
+const PASS_INTERVAL_MS = 400;
+let drawPart = -1; // the next part to draw, -1 for the tables (body[data-lab-drawing] while a pass is due or runs)
 let drawTexts = {};
-function scheduleDraw() {
-  drawAgain = true;
-  if (drawPending) return;
-  drawPending = true;
+let drawAgain = false; // an update arrived after the current pass began
+let passTimer = 0;
+let lastPassAt = -Infinity;
+function scheduleDraw({ soon = false } = {}) {
   document.body.dataset.labDrawing = 'true';
-  requestAnimationFrame(drawStep);
-}
-let drawAgain = false;
-function drawStep() {
-  if (drawAgain) {
-    drawAgain = false;
-    drawPart = -1;
+  if (drawPending) {
+    drawAgain = true;
+    return;
   }
+  const wait = soon ? 0 : Math.max(0, lastPassAt + PASS_INTERVAL_MS - performance.now());
+  drawPending = true;
+  clearTimeout(passTimer);
+  if (wait > 0) passTimer = setTimeout(() => requestAnimationFrame(drawStep), wait);
+  else requestAnimationFrame(drawStep);
+}
+function drawStep() {
   if (drawPart === -1) {
+    lastPassAt = performance.now();
+    drawAgain = false;
     for (const norm of dirtyTables) if (runs[norm] && !runs[norm].report) renderTable(tablesEl, norm, runs[norm].layers, { partial: true });
     dirtyTables.clear();
     const finished = Object.fromEntries(Object.entries(runs).filter(([, r]) => r.report).map(([n, r]) => [n, r.report]));
     drawTexts = words(finished);
   } else figures.setPart(runs, drawTexts, drawPart);
   drawPart++;
-  if (drawPart < figures.parts() || drawAgain) requestAnimationFrame(drawStep);
-  else {
-    drawPending = false;
-    drawPart = -1;
-    delete document.body.dataset.labDrawing;
+  if (drawPart < figures.parts()) {
+    requestAnimationFrame(drawStep);
+    return;
   }
+  drawPending = false;
+  drawPart = -1;
+  if (drawAgain) scheduleDraw({ soon: drawSoon });
+  else delete document.body.dataset.labDrawing;
+  drawSoon = false;
 }
+let drawSoon = false; // a placement finished during the pass: the next pass starts at once
 
 // Placements run side by side (lab-client.js): each one's share of the bar and its own stage line.
 let progressOf = {};
@@ -239,7 +254,8 @@ const client = new LabClient({
     ul?.replaceChildren(...Object.keys(runs).filter((n) => runs[n].report).map((n) => summaryItem(n, runs[n].report)));
     const first = Object.keys(runs).find((n) => runs[n].report);
     if (first === msg.norm) setHandoff(report);
-    scheduleDraw();
+    drawSoon = true;
+    scheduleDraw({ soon: true });
   },
   error(msg) {
     const who = msg.norm ? `${NORM_NAMES[msg.norm]}: ` : '';
