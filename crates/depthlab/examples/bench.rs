@@ -4,8 +4,10 @@
 //!
 //!   cargo run --release -p depthlab --features parallel --example bench [-- --gpt2]
 //!
-//! `-- --end-to-end-once` times only the end-to-end norms of the default case, once (a quick check
-//! while tuning `end_to_end.rs`). `RAYON_NUM_THREADS=1` gives the single-threaded figures.
+//! `-- --end-to-end-once` (`-- --layer-norms-once`) times only the end-to-end (per-layer) norms of
+//! the default case, once (a quick check while tuning); `-- --layer-ops` the GEMM rates by layout
+//! and the per-tangent cost of one layer's batched JVP and VJP (`LAYER_OPS_K1=1`: single passes
+//! only, for a profiler). `RAYON_NUM_THREADS=1` gives the single-threaded figures.
 
 use depthlab::{Config, InputSpec, LabSpec, LanczosOptions, Selection};
 use std::time::Instant;
@@ -153,6 +155,11 @@ fn main() {
     let gpt2 = std::env::args().any(|a| a == "--gpt2");
     if std::env::args().any(|a| a == "--layer-ops") {
         layer_ops();
+        return;
+    }
+    if std::env::args().any(|a| a == "--layer-norms-once") {
+        let (t, it) = time_selected(Config::default_case(), 1, only(true, false));
+        println!("default case, layer norms only: {t:.3} s, one run ({it} Lanczos steps)");
         return;
     }
     if std::env::args().any(|a| a == "--end-to-end-once") {

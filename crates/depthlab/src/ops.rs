@@ -12,7 +12,7 @@
 //! Transcendental functions come from `libm` so that native and wasm32 builds compute the same
 //! bits for the same inputs (the platform libm differs between the two).
 
-use crate::linalg::{linear, linear_grad_w, linear_t};
+use crate::linalg::{dot, linear, linear_grad_w, linear_t};
 
 /// Which normalisation: RMSNorm (LLaMA) or LayerNorm without bias.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -75,7 +75,10 @@ fn norm_project(kind: NormKind, c: &NormCache, v: &[f64], d: usize) -> Vec<f64> 
             NormKind::Rms => 0.0,
             NormKind::Layer => vr.iter().sum::<f64>() / d as f64,
         };
-        let proj = nh.iter().zip(vr).map(|(a, b)| a * (b - vmean)).sum::<f64>() / d as f64;
+        let proj = match kind {
+            NormKind::Rms => dot(nh, vr),
+            NormKind::Layer => nh.iter().zip(vr).map(|(a, b)| a * (b - vmean)).sum::<f64>(),
+        } / d as f64;
         let o = &mut out[row * d..(row + 1) * d];
         for i in 0..d {
             o[i] = (vr[i] - vmean - nh[i] * proj) / c.r[t];
