@@ -28,7 +28,8 @@
 //! current suffix.
 //!
 //! Every step is a fixed sequence of operations on fixed data (threads only take independent
-//! columns), so the parallel build computes the same bits as the single-threaded one.
+//! groups of columns, fixed by the column count), so the parallel build computes the same bits
+//! as the single-threaded one.
 
 use crate::lanczos::{top_eigenpair, NormEstimate};
 use crate::linalg::{axpy, dot, norm2};
