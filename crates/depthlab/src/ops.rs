@@ -4,10 +4,9 @@
 //!
 //! Batches: every JVP and VJP also takes k tangents (cotangents) at once, stacked as a (k T) x n
 //! matrix (tangent b in rows b T .. (b + 1) T), and returns the k results stacked the same way.
-//! The weight products then are one (k T)-row GEMM instead of k T-row ones (faer runs a taller
-//! product several times faster per row); the row-wise parts read the forward cache at row
-//! `r % T`, and attention's token mixing runs per tangent. Parameter cotangents are only taken
-//! with k = 1.
+//! The weight products then are one (k T)-row GEMM instead of k T-row ones; the row-wise parts
+//! read the forward cache at row `r % T`, and attention's token mixing runs per tangent.
+//! Parameter cotangents are only taken with k = 1.
 //!
 //! Transcendental functions come from `libm` so that native and wasm32 builds compute the same
 //! bits for the same inputs (the platform libm differs between the two).
