@@ -4,8 +4,10 @@
 //!
 //!   cargo run --release -p depthlab --features parallel --example bench [-- --gpt2]
 //!
-//! `-- --end-to-end-once` times only the end-to-end norms of the default case, once (a quick check
-//! while tuning `end_to_end.rs`). `RAYON_NUM_THREADS=1` gives the single-threaded figures.
+//! `-- --end-to-end-once` (`-- --layer-norms-once`) times only the end-to-end (per-layer) norms of
+//! the default case, once (a quick check while tuning); `-- --layer-ops` the GEMM rates by layout
+//! and the per-tangent cost of one layer's batched JVP and VJP (`LAYER_OPS_K1=1`: single passes
+//! only, for a profiler). `RAYON_NUM_THREADS=1` gives the single-threaded figures.
 
 use depthlab::{Config, InputSpec, LabSpec, LanczosOptions, Selection};
 use std::time::Instant;
@@ -22,6 +24,32 @@ fn gemm_rate(m: usize, k: usize, n: usize) -> f64 {
         for _ in 0..reps {
             let am = faer::MatRef::from_row_major_slice(&a, m, k);
             let bm = faer::MatRef::from_row_major_slice(&b, k, n);
+            let cm = faer::MatMut::from_row_major_slice_mut(&mut c, m, n);
+            faer::linalg::matmul::matmul(cm, faer::Accum::Replace, am, bm, 1.0, faer::Par::Seq);
+        }
+        best = best.min(t.elapsed().as_secs_f64() / reps as f64);
+    }
+    flops / best / 1e9
+}
+
+/// GFLOP/s of c (m x n) = a (m x k) op(b), b stored n x k (`tb`, the layer JVP's x W^T) or k x n
+/// (the VJP's g W), all row-major, one thread.
+fn gemm_layout_rate(m: usize, k: usize, n: usize, tb: bool) -> f64 {
+    let a: Vec<f64> = (0..m * k).map(|i| (i as f64 * 0.37).sin()).collect();
+    let b: Vec<f64> = (0..k * n).map(|i| (i as f64 * 0.11).cos()).collect();
+    let mut c = vec![0.0; m * n];
+    let flops = 2.0 * (m * k * n) as f64;
+    let reps = (3e8 / flops).max(2.0) as usize;
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        for _ in 0..reps {
+            let am = faer::MatRef::from_row_major_slice(&a, m, k);
+            let bm = if tb {
+                faer::MatRef::from_row_major_slice(&b, n, k).transpose()
+            } else {
+                faer::MatRef::from_row_major_slice(&b, k, n)
+            };
             let cm = faer::MatMut::from_row_major_slice_mut(&mut c, m, n);
             faer::linalg::matmul::matmul(cm, faer::Accum::Replace, am, bm, 1.0, faer::Par::Seq);
         }
@@ -62,6 +90,58 @@ fn time_selected(cfg: Config, runs: usize, select: Selection) -> (f64, usize) {
     (best, iters)
 }
 
+/// Time per tangent of one layer's JVP and VJP of the default case, for k tangents at once.
+fn layer_ops() {
+    let spec = LabSpec {
+        cfg: Config::default_case(),
+        seed: 1,
+        weights: None,
+        input: InputSpec::Tokens(None),
+        lanczos: LanczosOptions::default(),
+        select: Selection::default(),
+    };
+    let (model, x1, _) = depthlab::measure::build(&spec).expect("build");
+    let (_, caches) = model.forward(&x1);
+    let n = x1.len();
+    let only_one = std::env::var("LAYER_OPS_K1").is_ok();
+    for rows in [32usize, 128, 512].into_iter().filter(|_| !only_one) {
+        for (k, out) in [(128usize, 344usize), (344, 128), (128, 128)] {
+            println!(
+                "GEMM {rows}x{k}x{out}: x W^T {:.1} GFLOP/s, g W {:.1} GFLOP/s",
+                gemm_layout_rate(rows, k, out, true),
+                gemm_layout_rate(rows, k, out, false)
+            );
+        }
+    }
+    let ks: &[usize] = if only_one {
+        &[1]
+    } else {
+        &[1, 2, 4, 8, 16, 32]
+    };
+    for &k in ks {
+        let v: Vec<f64> = (0..k * n).map(|i| (i as f64 * 0.37).sin()).collect();
+        let reps = if only_one { 3000 } else { (200 / k).max(4) };
+        let (mut bj, mut bv) = (f64::MAX, f64::MAX);
+        for _ in 0..3 {
+            let t = Instant::now();
+            for _ in 0..reps {
+                std::hint::black_box(model.layer_jvp_batch(5, &caches[4], &v));
+            }
+            bj = bj.min(t.elapsed().as_secs_f64() / (reps * k) as f64);
+            let t = Instant::now();
+            for _ in 0..reps {
+                std::hint::black_box(model.layer_vjp_batch(5, &caches[4], &v));
+            }
+            bv = bv.min(t.elapsed().as_secs_f64() / (reps * k) as f64);
+        }
+        println!(
+            "k = {k:2}: layer JVP {:.3} ms, VJP {:.3} ms per tangent",
+            bj * 1e3,
+            bv * 1e3
+        );
+    }
+}
+
 fn only(layer_norms: bool, end_to_end: bool) -> Selection {
     Selection {
         layer_norms,
@@ -73,6 +153,15 @@ fn only(layer_norms: bool, end_to_end: bool) -> Selection {
 
 fn main() {
     let gpt2 = std::env::args().any(|a| a == "--gpt2");
+    if std::env::args().any(|a| a == "--layer-ops") {
+        layer_ops();
+        return;
+    }
+    if std::env::args().any(|a| a == "--layer-norms-once") {
+        let (t, it) = time_selected(Config::default_case(), 1, only(true, false));
+        println!("default case, layer norms only: {t:.3} s, one run ({it} Lanczos steps)");
+        return;
+    }
     if std::env::args().any(|a| a == "--end-to-end-once") {
         let (t, it) = time_selected(Config::default_case(), 1, only(false, true));
         println!("default case, end-to-end norms only: {t:.3} s, one run ({it} steps)");

@@ -665,8 +665,36 @@ impl Model {
 
     /// J_l dx, J_l = d x_(l+1) / d x_l.
     pub fn layer_jvp(&self, l: usize, c: &LayerCache, dx: &[f64]) -> Vec<f64> {
-        let dh = self.sub_jvp(l, Which::Attn, &c.attn, dx);
+        debug_assert_eq!(dx.len(), self.cfg.tokens * self.cfg.d);
+        self.layer_jvp_batch(l, c, dx)
+    }
+
+    /// J_l applied to k tangents at once: `dxs` holds them back to back (k T d values, tangent b
+    /// at b T d), and so does the result. The weight products are then (k T)-row GEMMs instead of
+    /// k T-row ones ([`crate::ops`]); what that saves depends on the machine (measured here, where
+    /// faer's 32-row products already run near its rate: up to ~15 % per tangent for k = 2-4, a
+    /// loss for k >= 16). Every tangent goes through the same operations as in
+    /// [`Model::layer_jvp`], but the GEMM may sum in another order, so the results agree to
+    /// rounding (tests/batched.rs; bit for bit in every case measured), not by construction.
+    pub fn layer_jvp_batch(&self, l: usize, c: &LayerCache, dxs: &[f64]) -> Vec<f64> {
+        assert_eq!(
+            dxs.len() % (self.cfg.tokens * self.cfg.d),
+            0,
+            "k stacked T x d tangents"
+        );
+        let dh = self.sub_jvp(l, Which::Attn, &c.attn, dxs);
         self.sub_jvp(l, Which::Mlp, &c.mlp, &dh)
+    }
+
+    /// J_l^T applied to k cotangents at once, stacked as in [`Model::layer_jvp_batch`].
+    pub fn layer_vjp_batch(&self, l: usize, c: &LayerCache, gys: &[f64]) -> Vec<f64> {
+        assert_eq!(
+            gys.len() % (self.cfg.tokens * self.cfg.d),
+            0,
+            "k stacked T x d cotangents"
+        );
+        let gh = self.sub_vjp(l, Which::Mlp, &c.mlp, gys, None);
+        self.sub_vjp(l, Which::Attn, &c.attn, &gh, None)
     }
 
     /// J_l^T gy; with `gw`, adds the cotangents of layer l's parameters.
@@ -677,6 +705,7 @@ impl Model {
         gy: &[f64],
         mut gw: Option<&mut LayerWeights>,
     ) -> Vec<f64> {
+        debug_assert_eq!(gy.len(), self.cfg.tokens * self.cfg.d);
         let gh = self.sub_vjp(l, Which::Mlp, &c.mlp, gy, gw.as_deref_mut());
         self.sub_vjp(l, Which::Attn, &c.attn, &gh, gw)
     }

@@ -2,10 +2,16 @@
 //! derivatives need, a JVP (tangent in, tangent out) and a VJP (cotangent in, cotangent out, plus
 //! the parameter cotangents). Tensors are row-major T x n slices, one row per token.
 //!
+//! Batches: every JVP and VJP also takes k tangents (cotangents) at once, stacked as a (k T) x n
+//! matrix (tangent b in rows b T .. (b + 1) T), and returns the k results stacked the same way.
+//! The weight products then are one (k T)-row GEMM instead of k T-row ones; the row-wise parts
+//! read the forward cache at row `r % T`, and attention's token mixing runs per tangent.
+//! Parameter cotangents are only taken with k = 1.
+//!
 //! Transcendental functions come from `libm` so that native and wasm32 builds compute the same
 //! bits for the same inputs (the platform libm differs between the two).
 
-use crate::linalg::{linear, linear_grad_w, linear_t};
+use crate::linalg::{dot, linear, linear_grad_w, linear_t};
 
 /// Which normalisation: RMSNorm (LLaMA) or LayerNorm without bias.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -58,16 +64,21 @@ pub fn norm_forward(
 /// v - mean v (Layer). Both the JVP and (being symmetric) the VJP of the normalisation.
 fn norm_project(kind: NormKind, c: &NormCache, v: &[f64], d: usize) -> Vec<f64> {
     let rows = v.len() / d;
+    let tokens = c.r.len();
     let mut out = vec![0.0; v.len()];
-    for t in 0..rows {
-        let vr = &v[t * d..(t + 1) * d];
+    for row in 0..rows {
+        let t = row % tokens;
+        let vr = &v[row * d..(row + 1) * d];
         let nh = &c.n_hat[t * d..(t + 1) * d];
         let vmean = match kind {
             NormKind::Rms => 0.0,
             NormKind::Layer => vr.iter().sum::<f64>() / d as f64,
         };
-        let proj = nh.iter().zip(vr).map(|(a, b)| a * (b - vmean)).sum::<f64>() / d as f64;
-        let o = &mut out[t * d..(t + 1) * d];
+        let proj = match kind {
+            NormKind::Rms => dot(nh, vr),
+            NormKind::Layer => nh.iter().zip(vr).map(|(a, b)| a * (b - vmean)).sum::<f64>(),
+        } / d as f64;
+        let o = &mut out[row * d..(row + 1) * d];
         for i in 0..d {
             o[i] = (vr[i] - vmean - nh[i] * proj) / c.r[t];
         }
@@ -101,6 +112,11 @@ pub fn norm_vjp(
     gg: Option<&mut [f64]>,
 ) -> Vec<f64> {
     if let Some(gg) = gg {
+        debug_assert_eq!(
+            gy.len(),
+            c.n_hat.len(),
+            "gain cotangents of one cotangent only"
+        );
         for (i, (a, b)) in gy.iter().zip(&c.n_hat).enumerate() {
             gg[i % d] += a * b;
         }
@@ -134,17 +150,19 @@ impl Rope {
         Rope { cos, sin, half }
     }
 
-    /// Rotates every head of x (T x heads*d_head) in place; `inverse` rotates by minus the angle
-    /// (the transpose, used by the VJP).
+    /// Rotates every head of x (T x heads*d_head, or k such stacked: row r is token r % T) in
+    /// place; `inverse` rotates by minus the angle (the transpose, used by the VJP).
     pub fn apply(&self, x: &mut [f64], heads: usize, inverse: bool) {
         let half = self.half;
         let dh = 2 * half;
         let width = heads * dh;
-        let tokens = x.len() / width;
+        let rows = x.len() / width;
+        let tokens = self.cos.len() / half.max(1);
         let sign = if inverse { -1.0 } else { 1.0 };
-        for t in 0..tokens {
+        for r in 0..rows {
+            let t = r % tokens;
             for h in 0..heads {
-                let base = t * width + h * dh;
+                let base = r * width + h * dh;
                 for i in 0..half {
                     let (c, s) = (self.cos[t * half + i], sign * self.sin[t * half + i]);
                     let a = x[base + i];
@@ -254,46 +272,82 @@ pub fn attn_forward(
     )
 }
 
+/// Sum of a_e b_e over a head's width, in four interleaved partial sums (a fixed order, so the
+/// same bits natively and in wasm32; the compiler can keep the four in one vector register).
+#[inline]
+fn head_dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (ac, bc) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ar, br) = (ac.remainder(), bc.remainder());
+    for (x, y) in ac.zip(bc) {
+        for i in 0..4 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (x, y) in ar.iter().zip(br) {
+        s += x * y;
+    }
+    s
+}
+
+/// y += alpha x over a head's width.
+#[inline]
+fn head_axpy(y: &mut [f64], alpha: f64, x: &[f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += alpha * xi;
+    }
+}
+
+/// The attention's JVP for k tangents `du` ((k T) x d, see the module doc).
 pub fn attn_jvp(s: AttnShape, w: &AttnWeights, rope: &Rope, c: &AttnCache, du: &[f64]) -> Vec<f64> {
     let (t_n, d, hn, kvn, dh) = (s.tokens, s.d, s.heads, s.kv_heads, s.d_head);
-    let mut dq = linear(du, &w.q, t_n, d, hn * dh);
-    let mut dk = linear(du, &w.k, t_n, d, kvn * dh);
-    let dv = linear(du, &w.v, t_n, d, kvn * dh);
+    let rows = du.len() / d;
+    let mut dq = linear(du, &w.q, rows, d, hn * dh);
+    let mut dk = linear(du, &w.k, rows, d, kvn * dh);
+    let dv = linear(du, &w.v, rows, d, kvn * dh);
     rope.apply(&mut dq, hn, false);
     rope.apply(&mut dk, kvn, false);
     let scale = 1.0 / (dh as f64).sqrt();
     let group = hn / kvn;
-    let mut d_o = vec![0.0; t_n * hn * dh];
+    let (qw, kw) = (hn * dh, kvn * dh);
+    let mut d_o = vec![0.0; rows * qw];
     let mut ds = vec![0.0; t_n];
-    for h in 0..hn {
-        let kh = h / group;
-        for i in 0..t_n {
-            let prow = &c.p[(h * t_n + i) * t_n..(h * t_n + i + 1) * t_n];
-            let mut mean = 0.0;
-            for j in 0..=i {
-                let mut sc = 0.0;
-                for e in 0..dh {
-                    sc += dq[at(i, h, e, hn, dh)] * c.k[at(j, kh, e, kvn, dh)]
-                        + c.q[at(i, h, e, hn, dh)] * dk[at(j, kh, e, kvn, dh)];
+    for b in 0..rows / t_n {
+        let (dq, dk, dv) = (
+            &dq[b * t_n * qw..(b + 1) * t_n * qw],
+            &dk[b * t_n * kw..(b + 1) * t_n * kw],
+            &dv[b * t_n * kw..(b + 1) * t_n * kw],
+        );
+        let d_o = &mut d_o[b * t_n * qw..(b + 1) * t_n * qw];
+        for h in 0..hn {
+            let kh = h / group;
+            for i in 0..t_n {
+                let prow = &c.p[(h * t_n + i) * t_n..(h * t_n + i + 1) * t_n];
+                let qi = &c.q[i * qw + h * dh..i * qw + (h + 1) * dh];
+                let dqi = &dq[i * qw + h * dh..i * qw + (h + 1) * dh];
+                let mut mean = 0.0;
+                for j in 0..=i {
+                    let kj = &c.k[j * kw + kh * dh..j * kw + (kh + 1) * dh];
+                    let dkj = &dk[j * kw + kh * dh..j * kw + (kh + 1) * dh];
+                    ds[j] = (head_dot(dqi, kj) + head_dot(qi, dkj)) * scale;
+                    mean += prow[j] * ds[j];
                 }
-                ds[j] = sc * scale;
-                mean += prow[j] * ds[j];
-            }
-            for j in 0..=i {
-                // dP = P (dS - sum_j P dS); dO = dP V + P dV.
-                let dp = prow[j] * (ds[j] - mean);
-                let pij = prow[j];
-                for e in 0..dh {
-                    d_o[at(i, h, e, hn, dh)] +=
-                        dp * c.v[at(j, kh, e, kvn, dh)] + pij * dv[at(j, kh, e, kvn, dh)];
+                let doi = &mut d_o[i * qw + h * dh..i * qw + (h + 1) * dh];
+                for j in 0..=i {
+                    // dP = P (dS - sum_j P dS); dO = dP V + P dV.
+                    let dp = prow[j] * (ds[j] - mean);
+                    head_axpy(doi, dp, &c.v[j * kw + kh * dh..j * kw + (kh + 1) * dh]);
+                    head_axpy(doi, prow[j], &dv[j * kw + kh * dh..j * kw + (kh + 1) * dh]);
                 }
             }
         }
     }
-    linear(&d_o, &w.o, t_n, hn * dh, d)
+    linear(&d_o, &w.o, rows, hn * dh, d)
 }
 
-/// Parameter cotangents of the attention (same layout as [`AttnWeights`]).
+/// The attention's VJP for k cotangents `gout` ((k T) x d); with `gw` (k = 1 only) adds the
+/// parameter cotangents (same layout as [`AttnWeights`]).
 pub fn attn_vjp(
     s: AttnShape,
     w: &AttnWeights,
@@ -303,47 +357,57 @@ pub fn attn_vjp(
     gw: Option<&mut AttnWeights>,
 ) -> Vec<f64> {
     let (t_n, d, hn, kvn, dh) = (s.tokens, s.d, s.heads, s.kv_heads, s.d_head);
-    let g_o = linear_t(gout, &w.o, t_n, hn * dh, d);
+    let rows = gout.len() / d;
+    let g_o = linear_t(gout, &w.o, rows, hn * dh, d);
     let scale = 1.0 / (dh as f64).sqrt();
     let group = hn / kvn;
-    let mut gq = vec![0.0; t_n * hn * dh];
-    let mut gk = vec![0.0; t_n * kvn * dh];
-    let mut gv = vec![0.0; t_n * kvn * dh];
+    let (qw, kw) = (hn * dh, kvn * dh);
+    let mut gq = vec![0.0; rows * qw];
+    let mut gk = vec![0.0; rows * kw];
+    let mut gv = vec![0.0; rows * kw];
     let mut gp = vec![0.0; t_n];
-    for h in 0..hn {
-        let kh = h / group;
-        for i in 0..t_n {
-            let prow = &c.p[(h * t_n + i) * t_n..(h * t_n + i + 1) * t_n];
-            let mut mean = 0.0;
-            for j in 0..=i {
-                let mut sc = 0.0;
-                for e in 0..dh {
-                    sc += g_o[at(i, h, e, hn, dh)] * c.v[at(j, kh, e, kvn, dh)];
+    for b in 0..rows / t_n {
+        let g_o = &g_o[b * t_n * qw..(b + 1) * t_n * qw];
+        let gq = &mut gq[b * t_n * qw..(b + 1) * t_n * qw];
+        let gk = &mut gk[b * t_n * kw..(b + 1) * t_n * kw];
+        let gv = &mut gv[b * t_n * kw..(b + 1) * t_n * kw];
+        for h in 0..hn {
+            let kh = h / group;
+            for i in 0..t_n {
+                let prow = &c.p[(h * t_n + i) * t_n..(h * t_n + i + 1) * t_n];
+                let goi = &g_o[i * qw + h * dh..i * qw + (h + 1) * dh];
+                let mut mean = 0.0;
+                for j in 0..=i {
+                    let hj = j * kw + kh * dh..j * kw + (kh + 1) * dh;
+                    let sc = head_dot(goi, &c.v[hj.clone()]);
+                    gp[j] = sc;
+                    mean += prow[j] * sc;
+                    head_axpy(&mut gv[hj], prow[j], goi);
                 }
-                gp[j] = sc;
-                mean += prow[j] * sc;
-                for e in 0..dh {
-                    gv[at(j, kh, e, kvn, dh)] += prow[j] * g_o[at(i, h, e, hn, dh)];
-                }
-            }
-            for j in 0..=i {
-                let gs = prow[j] * (gp[j] - mean) * scale;
-                for e in 0..dh {
-                    gq[at(i, h, e, hn, dh)] += gs * c.k[at(j, kh, e, kvn, dh)];
-                    gk[at(j, kh, e, kvn, dh)] += gs * c.q[at(i, h, e, hn, dh)];
+                let qi = &c.q[i * qw + h * dh..i * qw + (h + 1) * dh];
+                for j in 0..=i {
+                    let hj = j * kw + kh * dh..j * kw + (kh + 1) * dh;
+                    let gs = prow[j] * (gp[j] - mean) * scale;
+                    head_axpy(
+                        &mut gq[i * qw + h * dh..i * qw + (h + 1) * dh],
+                        gs,
+                        &c.k[hj.clone()],
+                    );
+                    head_axpy(&mut gk[hj], gs, qi);
                 }
             }
         }
     }
     rope.apply(&mut gq, hn, true);
     rope.apply(&mut gk, kvn, true);
-    let mut gu = linear_t(&gq, &w.q, t_n, d, hn * dh);
-    let gu_k = linear_t(&gk, &w.k, t_n, d, kvn * dh);
-    let gu_v = linear_t(&gv, &w.v, t_n, d, kvn * dh);
+    let mut gu = linear_t(&gq, &w.q, rows, d, hn * dh);
+    let gu_k = linear_t(&gk, &w.k, rows, d, kvn * dh);
+    let gu_v = linear_t(&gv, &w.v, rows, d, kvn * dh);
     for i in 0..gu.len() {
         gu[i] += gu_k[i] + gu_v[i];
     }
     if let Some(gw) = gw {
+        assert_eq!(rows, t_n, "parameter cotangents of one cotangent only");
         linear_grad_w(&mut gw.q, &gq, &c.u, t_n, d, hn * dh);
         linear_grad_w(&mut gw.k, &gk, &c.u, t_n, d, kvn * dh);
         linear_grad_w(&mut gw.v, &gv, &c.u, t_n, d, kvn * dh);
@@ -442,6 +506,7 @@ pub fn mlp_forward(
     )
 }
 
+/// The MLP's JVP for k tangents `du` ((k T) x d, see the module doc).
 pub fn mlp_jvp(
     kind: MlpKind,
     w: &MlpWeights,
@@ -451,19 +516,27 @@ pub fn mlp_jvp(
     d: usize,
     d_ff: usize,
 ) -> Vec<f64> {
-    let db = linear(du, &w.up, tokens, d, d_ff);
+    let rows = du.len() / d;
+    let per = tokens * d_ff;
+    let db = linear(du, &w.up, rows, d, d_ff);
     let dm: Vec<f64> = match kind {
         MlpKind::SwiGlu => {
-            let da = linear(du, &w.gate, tokens, d, d_ff);
-            (0..db.len())
-                .map(|i| c.act_d[i] * da[i] * c.b[i] + c.act[i] * db[i])
-                .collect()
+            let da = linear(du, &w.gate, rows, d, d_ff);
+            let mut dm = vec![0.0; db.len()];
+            for ((o, da), db) in dm.chunks_mut(per).zip(da.chunks(per)).zip(db.chunks(per)) {
+                for i in 0..per {
+                    o[i] = c.act_d[i] * da[i] * c.b[i] + c.act[i] * db[i];
+                }
+            }
+            dm
         }
-        MlpKind::Gelu => (0..db.len()).map(|i| c.act_d[i] * db[i]).collect(),
+        MlpKind::Gelu => (0..db.len()).map(|i| c.act_d[i % per] * db[i]).collect(),
     };
-    linear(&dm, &w.down, tokens, d_ff, d)
+    linear(&dm, &w.down, rows, d_ff, d)
 }
 
+/// The MLP's VJP for k cotangents `gout` ((k T) x d); with `gw` (k = 1 only) adds the parameter
+/// cotangents.
 #[allow(clippy::too_many_arguments)]
 pub fn mlp_vjp(
     kind: MlpKind,
@@ -475,24 +548,30 @@ pub fn mlp_vjp(
     d_ff: usize,
     gw: Option<&mut MlpWeights>,
 ) -> Vec<f64> {
-    let gm = linear_t(gout, &w.down, tokens, d_ff, d);
+    let rows = gout.len() / d;
+    let per = tokens * d_ff;
+    let gm = linear_t(gout, &w.down, rows, d_ff, d);
     let (ga, gb): (Vec<f64>, Vec<f64>) = match kind {
         MlpKind::SwiGlu => (0..gm.len())
-            .map(|i| (gm[i] * c.b[i] * c.act_d[i], gm[i] * c.act[i]))
+            .map(|i| {
+                let r = i % per;
+                (gm[i] * c.b[r] * c.act_d[r], gm[i] * c.act[r])
+            })
             .unzip(),
         MlpKind::Gelu => (
             Vec::new(),
-            (0..gm.len()).map(|i| gm[i] * c.act_d[i]).collect(),
+            (0..gm.len()).map(|i| gm[i] * c.act_d[i % per]).collect(),
         ),
     };
-    let mut gu = linear_t(&gb, &w.up, tokens, d, d_ff);
+    let mut gu = linear_t(&gb, &w.up, rows, d, d_ff);
     if kind == MlpKind::SwiGlu {
-        let gu_a = linear_t(&ga, &w.gate, tokens, d, d_ff);
+        let gu_a = linear_t(&ga, &w.gate, rows, d, d_ff);
         for (x, y) in gu.iter_mut().zip(&gu_a) {
             *x += y;
         }
     }
     if let Some(gw) = gw {
+        assert_eq!(rows, tokens, "parameter cotangents of one cotangent only");
         linear_grad_w(&mut gw.up, &gb, &c.u, tokens, d, d_ff);
         if kind == MlpKind::SwiGlu {
             linear_grad_w(&mut gw.gate, &ga, &c.u, tokens, d, d_ff);
