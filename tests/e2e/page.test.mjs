@@ -433,3 +433,40 @@ test('a slider sweep patches text in place and ends where a fresh load of its li
   }
   await assertNoNaN(page);
 });
+
+test('the crosshair lives on the overlay: drawn while hovering, cleared on leaving, untouched by a slider move', T, async (t) => {
+  const page = await open(t);
+  await numberIn(page, sel('log-product-unscaled'));
+  // Whether the main plot's overlay canvas has any painted pixel (against a blank canvas of its size).
+  const overlayBlank = () =>
+    page.evaluate(() => {
+      const o = document.querySelector('[data-plot="main"] canvas.overlay');
+      const blank = document.createElement('canvas');
+      blank.width = o.width;
+      blank.height = o.height;
+      blank.getContext('2d').clearRect(0, 0, 1, 1); // a context, as the overlay has (Firefox encodes the two alike then)
+      return o.toDataURL() === blank.toDataURL();
+    });
+  assert.equal(await overlayBlank(), true, 'the overlay has pixels before any hover');
+  const box = await page.locator(sel('plot-main')).boundingBox();
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5);
+  await page.waitForSelector(`${sel('hover-main')}:not([hidden])`);
+  await page.waitForFunction(() => new Promise((r) => requestAnimationFrame(() => r(true))));
+  assert.equal(await overlayBlank(), false, 'no crosshair on the overlay while hovering');
+  const plotBefore = await canvasHash(page, 'plot-main');
+  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.5);
+  await page.waitForFunction(() => new Promise((r) => requestAnimationFrame(() => r(true))));
+  assert.equal(await canvasHash(page, 'plot-main'), plotBefore, 'hover repainted the plot itself');
+  await page.mouse.move(1, 1); // leaves the plot
+  await page.waitForSelector(`${sel('hover-main')}[hidden]`, { state: 'attached' });
+  assert.equal(await overlayBlank(), true, 'the crosshair stayed after the pointer left');
+  const updates = await page.evaluate(() => window.depthprodStats.updates);
+  await page.evaluate(() => {
+    const sl = document.getElementById('slider-a');
+    sl.value = String(Number(sl.value) + 0.5);
+    sl.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await page.waitForFunction((n) => window.depthprodStats.updates > n, updates);
+  assert.notEqual(await canvasHash(page, 'plot-main'), plotBefore, 'the slider move did not repaint the plot');
+  assert.equal(await overlayBlank(), true, 'a slider move left marks on the overlay');
+});

@@ -654,9 +654,17 @@ export class Plot {
     const o = this.octx;
     if (!o) return;
     const { cssW: W, cssH: H, dpr } = this;
-    o.setTransform(dpr, 0, 0, dpr, 0, 0);
-    o.clearRect(0, 0, W, H);
-    if (this.drag && Math.abs(this.drag.x1 - this.drag.x0) > 1) {
+    const dragging = !!this.drag && Math.abs(this.drag.x1 - this.drag.x0) > 1;
+    const idle = !dragging && (this.hoverX === null || !this.series.length);
+    // An overlay that is already clear is left alone: even clearing it makes the browser hand a
+    // new bitmap of the whole canvas to the compositor, at every slider move. (A resize clears it.)
+    if (!(idle && this.overlayClear && o.canvas.width === this.overlayWidth)) {
+      o.setTransform(dpr, 0, 0, dpr, 0, 0);
+      o.clearRect(0, 0, W, H);
+    }
+    this.overlayClear = idle;
+    this.overlayWidth = o.canvas.width;
+    if (dragging) {
       const { t, h } = this.rect;
       o.fillStyle = theme.accent || theme.ink;
       o.globalAlpha = 0.15;
