@@ -207,7 +207,7 @@ try {
   row('N = 10^6: whole 1000-point curve in wasm vs one value by a JS loop',
     `${ms(ratio.wasm)} vs ${ms(ratio.loop)}: the curve takes ${(ratio.wasm / ratio.loop).toFixed(3)}x the loop's time`, 'report');
   console.log(`\n  moves measured: ${moves.length} (${SLIDERS.length} sliders), throttled: ${throttled.length}`);
-  if (phases.phase) console.log(`  last update's phases: ${Object.entries(phases.phase).map(([k, v]) => `${k} ${ms(v)}`).join(', ')}; draw (main plot, readouts, rest) ${(phases.draw || []).join(' / ')} ms`);
+  if (phases.phase) console.log(`  last update's phases: ${Object.entries(phases.phase).map(([k, v]) => `${k} ${ms(v)}`).join(', ')}; draw ${Object.entries(phases.draw || {}).map(([k, v]) => `${k} ${v}`).join(' / ')} ms`);
   console.log('\n| metric | this run | goal |\n|---|---|---|');
   for (const [m, v, g] of rows) console.log(`| ${m.trim()} | ${v} | ${g} |`);
 } finally {

@@ -185,8 +185,10 @@ test('screen readers: controls are labelled, numbers are announced once settled,
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(([s, b]) => Number.parseFloat(document.querySelector(s).textContent) !== b, [sel('log-product-unscaled'), u]);
-  const shown = (await page.locator(sel('log-product-unscaled')).textContent()).trim().split(/\s/)[0];
   await page.waitForFunction((s) => document.querySelector(s).textContent !== '', sel('announce'), { timeout: 5000 });
+  // Read once the announcement is made (the inputs have settled): three key presses can make more
+  // than one update, and the readout seen right after the first change may be an intermediate one.
+  const shown = (await page.locator(sel('log-product-unscaled')).textContent()).trim().split(/\s/)[0];
   const said = await live.textContent();
   assert.ok(said.includes(`log P N, unscaled, at N = 10⁶: ${shown}`), `announced: ${said}`);
   assert.ok(!/NaN|undefined/.test(said));

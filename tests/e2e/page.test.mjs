@@ -377,3 +377,96 @@ test('dragging a slider stays responsive (update time per input)', T, async (t) 
   assert.ok(result.median < 250, `median update ${result.median} ms`);
   await assertNoNaN(page);
 });
+
+test('a slider sweep patches text in place and ends where a fresh load of its link is', T, async (t) => {
+  const page = await open(t);
+  await numberIn(page, sel('log-product-unscaled'));
+  // What the reader sees after updates (readouts, cards, legends), as markup; a hidden element, or
+  // a closed <details>' body (filled when opened), counts as present but its contents do not.
+  const snapshot = (p) =>
+    p.evaluate(() =>
+      ['readouts', 'cards', 'legend-main', 'legend-remainder', 'legend-tail'].map((id) => {
+        const el = document.getElementById(id);
+        if (!el) return `${id}: (absent)`;
+        const copy = el.cloneNode(true);
+        for (const h of copy.querySelectorAll('[hidden], details:not([open]) > :not(summary)')) h.replaceChildren();
+        return `${id}: ${copy.innerHTML}`;
+      }),
+    );
+  const result = await page.evaluate(async () => {
+    const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    const numEl = document.querySelector('[data-testid="log-product-unscaled"] .num');
+    const node = numEl.firstChild;
+    const first = numEl.textContent;
+    // Across each slider's range, including B = 0 and q past 2, where expansions change shape.
+    for (const id of ['slider-a', 'slider-b', 'slider-q', 'slider-c', 'slider-n']) {
+      const sl = document.getElementById(id);
+      const lo = Number(sl.min);
+      const hi = Number(sl.max);
+      for (const f of [0, 0.15, 0.5, 0.85, 1, 0.3]) {
+        sl.value = String(lo + (hi - lo) * f);
+        sl.dispatchEvent(new Event('input', { bubbles: true }));
+        await frame();
+      }
+      sl.dispatchEvent(new Event('change', { bubbles: true }));
+      await frame();
+    }
+    const still = document.querySelector('[data-testid="log-product-unscaled"] .num');
+    return { kept: still === numEl && still.firstChild === node, changed: still.textContent !== first, text: still.textContent };
+  });
+  assert.ok(result.changed, `the unscaled readout did not change (${result.text})`);
+  assert.ok(result.kept, 'the readout number was rebuilt instead of its text being patched in place');
+  await page.waitForFunction(() => /a=/.test(location.hash));
+  await page.waitForTimeout(400); // the last history write of the gesture
+  const hash = await page.evaluate(() => location.hash);
+  const swept = await snapshot(page);
+  const fresh = await open(t, hash);
+  await numberIn(fresh, sel('log-product-unscaled'));
+  await fresh.waitForFunction((n) => (window.depthprodStats?.updates ?? 0) >= n, 1);
+  const loaded = await snapshot(fresh);
+  for (let i = 0; i < swept.length; i++) {
+    if (swept[i] === loaded[i]) continue;
+    let k = 0;
+    while (swept[i][k] === loaded[i][k]) k++;
+    const around = (x) => x.slice(Math.max(0, k - 300), k + 200);
+    assert.fail(`after the sweep vs a fresh load of ${hash}, from character ${k}:\n  swept:  …${around(swept[i])}\n  loaded: …${around(loaded[i])}`);
+  }
+  await assertNoNaN(page);
+});
+
+test('the crosshair lives on the overlay: drawn while hovering, cleared on leaving, untouched by a slider move', T, async (t) => {
+  const page = await open(t);
+  await numberIn(page, sel('log-product-unscaled'));
+  // Whether the main plot's overlay canvas has any painted pixel (against a blank canvas of its size).
+  const overlayBlank = () =>
+    page.evaluate(() => {
+      const o = document.querySelector('[data-plot="main"] canvas.overlay');
+      const blank = document.createElement('canvas');
+      blank.width = o.width;
+      blank.height = o.height;
+      blank.getContext('2d').clearRect(0, 0, 1, 1); // a context, as the overlay has (Firefox encodes the two alike then)
+      return o.toDataURL() === blank.toDataURL();
+    });
+  assert.equal(await overlayBlank(), true, 'the overlay has pixels before any hover');
+  const box = await page.locator(sel('plot-main')).boundingBox();
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5);
+  await page.waitForSelector(`${sel('hover-main')}:not([hidden])`);
+  await page.waitForFunction(() => new Promise((r) => requestAnimationFrame(() => r(true))));
+  assert.equal(await overlayBlank(), false, 'no crosshair on the overlay while hovering');
+  const plotBefore = await canvasHash(page, 'plot-main');
+  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.5);
+  await page.waitForFunction(() => new Promise((r) => requestAnimationFrame(() => r(true))));
+  assert.equal(await canvasHash(page, 'plot-main'), plotBefore, 'hover repainted the plot itself');
+  await page.mouse.move(1, 1); // leaves the plot
+  await page.waitForSelector(`${sel('hover-main')}[hidden]`, { state: 'attached' });
+  assert.equal(await overlayBlank(), true, 'the crosshair stayed after the pointer left');
+  const updates = await page.evaluate(() => window.depthprodStats.updates);
+  await page.evaluate(() => {
+    const sl = document.getElementById('slider-a');
+    sl.value = String(Number(sl.value) + 0.5);
+    sl.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await page.waitForFunction((n) => window.depthprodStats.updates > n, updates);
+  assert.notEqual(await canvasHash(page, 'plot-main'), plotBefore, 'the slider move did not repaint the plot');
+  assert.equal(await overlayBlank(), true, 'a slider move left marks on the overlay');
+});

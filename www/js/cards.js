@@ -6,7 +6,7 @@ import * as core from './core.js';
 import { termsText, depthLabel, plain, directed, trimZeros } from './format.js';
 import { modelFor } from './state.js';
 import { evalFor, growthFor } from './series.js';
-import { enclosureParts } from './readouts.js';
+import { enclosureParts, setAttr, setText } from './readouts.js';
 
 const CARDS = [
   {
@@ -106,27 +106,27 @@ export class Cards {
 
   set(id, { verdict, tone, does, nums, regime = '', outside = false }) {
     const e = this.el[id];
-    e.verdict.textContent = verdict;
-    e.verdict.className = `verdict ${tone}`;
-    e.verdict.dataset.tone = tone;
+    // Only what changed is written: an equal text or attribute write still costs the browser a
+    // style and layout pass (and the card's :has() rules are rechecked on every attribute write).
+    setText(e.verdict, verdict);
+    if (e.verdict.className !== `verdict ${tone}`) e.verdict.className = `verdict ${tone}`;
+    setAttr(e.verdict, 'data-tone', tone);
     rich(e.doesText, does);
     rich(e.regime, regime);
-    e.art.dataset.outside = String(outside);
-    // The list is rebuilt only when its text changes (a slider move often leaves it as it was).
-    const key = nums.join('\n');
-    if (e.numsKey === key) return;
-    e.numsKey = key;
-    const lis = nums.map((t) => {
-      const li = document.createElement('li');
-      rich(li, t);
-      return li;
-    });
-    e.nums.replaceChildren(...lis);
+    setAttr(e.art, 'data-outside', String(outside));
+    // The list keeps its items while their number holds; rich() rewrites only the changed ones.
+    const lis = [...e.nums.children];
+    if (lis.length !== nums.length) {
+      lis.length = 0;
+      for (let i = 0; i < nums.length; i++) lis.push(document.createElement('li'));
+      e.nums.replaceChildren(...lis);
+    }
+    nums.forEach((t, i) => rich(lis[i], t));
   }
 
   /** Marks every card as not matching the inputs (an input is invalid; the last good numbers stay). */
   setStale(stale) {
-    for (const e of Object.values(this.el)) e.art.dataset.stale = String(!!stale);
+    for (const e of Object.values(this.el)) setAttr(e.art, 'data-stale', String(!!stale));
   }
 
   update(state, good, res) {

@@ -7,7 +7,7 @@ import { parseFragment, serialize, validate, initialGood, parsedList, listFitsLi
 import { Controls } from './controls.js';
 import { Plot, refreshTheme } from './plot.js';
 import { compute } from './series.js';
-import { Readouts, readoutItems } from './readouts.js';
+import { Readouts, readoutItems, setText } from './readouts.js';
 import { Cards } from './cards.js';
 import { RotationPanel } from './rotation.js';
 import { PRESETS, MODEL_DEPTHS } from './presets.js';
@@ -270,7 +270,7 @@ function showDepthView(view) {
   const linNote = state.linx && !view.linear ? ' The linear N axis is offered for depths up to 1000: zoom in to use it.' : '';
   const text = view.zoomed ? `Depths ${depthLabel(view.from)} … ${depthLabel(view.to)} (zoomed).${linNote}` : linNote.trim();
   if (range && range.textContent !== text) range.textContent = text;
-  if (reset) reset.hidden = !view.zoomed;
+  if (reset && reset.hidden !== !view.zoomed) reset.hidden = !view.zoomed;
   const marks = document.getElementById('model-depths');
   if (marks) {
     const list = MODEL_DEPTHS.map((m) => `${m.name} ${m.layers} layers`).join(', ');
@@ -284,23 +284,26 @@ function draw(res) {
   const empty = state.families.length === 0 ? 'Choose a product to show.' : '';
   const T = [performance.now()];
   const view = depthView(xMax);
-  showDepthView(view);
+  // Every canvas is painted before any DOM of this update is written: a canvas paint sets fonts,
+  // and a font set after a DOM write makes the browser recalculate the page's style right there.
   plots.main.yLog = state.logy;
   plots.main.xLog = !view.linear;
-  plots.main.set({ xMin: view.from, xMax: view.to, series: res.main, message: empty || (res.main.length ? '' : res.problems.join('; ')) });
-  T.push(performance.now());
-  const stale = staleInputs();
-  readouts.render(readoutItems(state, good, res), { stale });
-  T.push(performance.now());
+  plots.main.set({ xMin: view.from, xMax: view.to, series: res.main, message: empty || (res.main.length ? '' : res.problems.join('; ')) }, { legend: false });
   // The second row of plots and the cards: one pass with the main plot, so a frame shows one state.
   const notes = res.remainderNotes || [];
   const remainderMessage = res.remainder.length ? '' : notes.length ? notes.join('. ') : 'No divergent product among those shown.';
-  plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: remainderMessage });
-  const noteEl = document.getElementById('remainder-note');
-  if (noteEl) noteEl.textContent = res.remainder.length && notes.length ? `(${notes.join('; ')})` : '';
-  plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' });
+  plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: remainderMessage }, { legend: false });
+  plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' }, { legend: false });
+  T.push(performance.now());
+  showDepthView(view);
+  for (const p of Object.values(plots)) p.renderLegend();
+  const remainderNote = document.getElementById('remainder-note');
+  if (remainderNote) setText(remainderNote, res.remainder.length && notes.length ? `(${notes.join('; ')})` : '');
   showWidthNote('width-note', res.widthNotes);
   showWidthNote('tail-width-note', res.tailWidthNotes);
+  T.push(performance.now());
+  const stale = staleInputs();
+  readouts.render(readoutItems(state, good, res), { stale });
   T.push(performance.now());
   cards.update(state, good, res);
   cards.setStale(stale);
@@ -310,7 +313,8 @@ function draw(res) {
   T.push(performance.now());
   proofs.update(state, good); // the cards' "Why" derivations
   T.push(performance.now());
-  stats.drawPhases = T.slice(1).map((t, i) => +(t - T[i]).toFixed(2));
+  const names = ['canvases', 'legends and notes', 'readouts', 'cards', 'share and access', 'proofs'];
+  stats.drawPhases = Object.fromEntries(names.map((k, i) => [k, +(T[i + 1] - T[i]).toFixed(2)]));
 }
 
 document.getElementById('zoom-reset')?.addEventListener('click', () => {
@@ -364,5 +368,5 @@ function showWidthNote(id, notes) {
   if (!el) return;
   const text = notes && notes.length ? `Wider than the 1e-12 goal (the shaded band around the curve is the certified enclosure): ${notes.join('; ')}.` : '';
   if (el.textContent !== text) el.textContent = text;
-  el.hidden = !text;
+  if (el.hidden !== !text) el.hidden = !text;
 }

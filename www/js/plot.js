@@ -104,15 +104,20 @@ export class Plot {
     }
   }
 
-  /** data = { xMin, xMax, series, marker, message } */
-  set(data) {
+  /**
+   * data = { xMin, xMax, series, marker, message }. The canvas is painted before the legend's DOM
+   * is touched: setting a canvas font makes the browser bring the page's style up to date first,
+   * so a paint after DOM writes pays a whole style recalculation. `legend: false` leaves the legend
+   * to the caller's `renderLegend()`, once every canvas of an update is painted.
+   */
+  set(data, { legend = true } = {}) {
     this.series = data.series || [];
     this.xMin = data.xMin;
     this.xMax = data.xMax;
     this.marker = data.marker ?? null;
     this.message = data.message || '';
-    this.renderLegend();
     this.draw();
+    if (legend) this.renderLegend();
   }
 
   setYLog(on) {
@@ -649,9 +654,17 @@ export class Plot {
     const o = this.octx;
     if (!o) return;
     const { cssW: W, cssH: H, dpr } = this;
-    o.setTransform(dpr, 0, 0, dpr, 0, 0);
-    o.clearRect(0, 0, W, H);
-    if (this.drag && Math.abs(this.drag.x1 - this.drag.x0) > 1) {
+    const dragging = !!this.drag && Math.abs(this.drag.x1 - this.drag.x0) > 1;
+    const idle = !dragging && (this.hoverX === null || !this.series.length);
+    // An overlay that is already clear is left alone: even clearing it makes the browser hand a
+    // new bitmap of the whole canvas to the compositor, at every slider move. (A resize clears it.)
+    if (!(idle && this.overlayClear && o.canvas.width === this.overlayWidth)) {
+      o.setTransform(dpr, 0, 0, dpr, 0, 0);
+      o.clearRect(0, 0, W, H);
+    }
+    this.overlayClear = idle;
+    this.overlayWidth = o.canvas.width;
+    if (dragging) {
       const { t, h } = this.rect;
       o.fillStyle = theme.accent || theme.ink;
       o.globalAlpha = 0.15;
@@ -659,7 +672,7 @@ export class Plot {
       o.globalAlpha = 1;
     }
     if (this.hoverX === null || !this.series.length) {
-      if (this.hoverBox) this.hoverBox.hidden = true;
+      if (this.hoverBox && !this.hoverBox.hidden) this.hoverBox.hidden = true;
       return;
     }
     const { l, t, w, h } = this.rect;
@@ -676,7 +689,7 @@ export class Plot {
     o.lineWidth = 1;
     line(o, X, t, X, t + h);
     o.globalAlpha = 1;
-    this.hoverHead.textContent = this.hoverTitle(xs);
+    if (this.hoverHead) this.hoverHead.textContent = this.hoverTitle(xs);
     this.series.forEach((s, k) => {
       let y;
       if (s.hline !== undefined) y = s.hline;
@@ -695,7 +708,10 @@ export class Plot {
           }
         }
       }
-      this.rows[k].textContent = plain(y, 8);
+      // Rows are rebuilt with the legend, which set() renders after the paint: until then a new
+      // series has no row (buildHoverRows redraws the overlay once it has).
+      const row = this.rows[k];
+      if (row) row.textContent = plain(y, 8);
     });
     const box = this.hoverBox;
     box.hidden = false;

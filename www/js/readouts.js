@@ -31,10 +31,13 @@ export class Readouts {
       setText(el.enc, it.enc ? ` ${it.enc}` : '');
       setText(el.approx, it.approx ? ` ${it.approx}` : '');
       rich(el.meaning, it.meaning || '');
-      el.root.style.setProperty('--ro', `var(${it.color || '--rule'})`);
+      // Attributes and styles are written only when they change: even an equal write makes the
+      // browser recheck the element's style in the next frame.
+      const ro = `var(${it.color || '--rule'})`;
+      if (el.ro !== ro) el.root.style.setProperty('--ro', (el.ro = ro));
       el.root.classList.toggle('is-stale', !!it.stale || stale);
-      el.val.dataset.stale = String(!!it.stale || stale);
-      el.more.hidden = !it.more;
+      setAttr(el.val, 'data-stale', String(!!it.stale || stale));
+      if (el.more.hidden !== !it.more) el.more.hidden = !it.more;
       if (it.more) {
         setText(el.moreSummary, it.more.summary);
         rich(el.moreBody, it.more.text);
@@ -238,7 +241,18 @@ function meaningFor(f, ev) {
   return f === 'harmonic' ? 'independent of σ' : 'finite depth of a measured list';
 }
 
-/** Sets text only when it differs: an unchanged readout costs the browser no new layout. */
-function setText(el, text) {
-  if (el.textContent !== text) el.textContent = text;
+/** Sets an attribute only when its value differs (an equal write still invalidates style). */
+export function setAttr(el, name, value) {
+  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+}
+
+/**
+ * Sets text only when it differs: an unchanged readout costs the browser no new layout. A lone text
+ * child keeps its node and changes its data (no node leaves or enters the tree, so nothing restyles).
+ */
+export function setText(el, text) {
+  if (el.textContent === text) return;
+  const only = el.firstChild;
+  if (text && only && only === el.lastChild && only.nodeType === Node.TEXT_NODE) only.data = text;
+  else el.textContent = text;
 }

@@ -4,14 +4,42 @@
 
 const RUN = /^[A-Za-z0-9∞.−-]+/;
 
-/** Replaces el's children with the rendered form of `text`. */
+/**
+ * Replaces el's children with the rendered form of `text`. When only the words changed (the same
+ * runs of text, subscripts and superscripts, as a slider move's numbers usually are) the existing
+ * nodes keep their place and only their text changes: no nodes enter the tree, so the browser
+ * restyles nothing and relays out only the changed text.
+ */
 export function rich(el, text) {
   const key = String(text);
   if (el.__rich === key) return;
   el.__rich = key;
-  el.replaceChildren(...parse(key));
+  const parts = parse(key);
+  const kids = el.childNodes;
+  if (kids.length === parts.length && parts.every((p, i) => sameShape(kids[i], p))) {
+    parts.forEach((p, i) => {
+      const node = kids[i];
+      if (node.textContent !== p.text) node.textContent = p.text;
+    });
+    return;
+  }
+  el.replaceChildren(...parts.map(nodeOf));
 }
 
+/** Whether an existing child renders a part of the same kind (text, <sub> or <sup> with one text). */
+function sameShape(node, part) {
+  if (part.tag === null) return node.nodeType === Node.TEXT_NODE;
+  return node.nodeType === Node.ELEMENT_NODE && node.localName === part.tag && node.childNodes.length <= 1;
+}
+
+function nodeOf(part) {
+  if (part.tag === null) return document.createTextNode(part.text);
+  const node = document.createElement(part.tag);
+  node.textContent = part.text;
+  return node;
+}
+
+/** The parts of a text: [{ tag: null | 'sub' | 'sup', text }] in order. */
 function parse(s) {
   const out = [];
   let buf = '';
@@ -38,11 +66,9 @@ function parse(s) {
         }
       }
       if (body) {
-        if (buf) out.push(document.createTextNode(buf));
+        if (buf) out.push({ tag: null, text: buf });
         buf = '';
-        const node = document.createElement(ch === '_' ? 'sub' : 'sup');
-        node.textContent = body;
-        out.push(node);
+        out.push({ tag: ch === '_' ? 'sub' : 'sup', text: body });
         i = next;
         continue;
       }
@@ -50,7 +76,7 @@ function parse(s) {
     buf += ch;
     i++;
   }
-  if (buf) out.push(document.createTextNode(buf));
+  if (buf) out.push({ tag: null, text: buf });
   return out;
 }
 
