@@ -163,6 +163,20 @@ test('a typed q is the exact decimal: q = 0.4 is 2/5, a resonance with a log N t
   await assertNoNaN(page);
 });
 
+test('a long badge stays inside its card and shows the exponent without trailing zeros', T, async (t) => {
+  // A = 100 exactly: Eq. 50's product is Θ(N^100), certified to many digits, shown as 100.
+  const page = await open(t, '#a=100&b=100', { viewport: { width: 1280, height: 900 } });
+  await page.waitForFunction((s) => /Θ\(N\^/.test(document.querySelector(s)?.textContent || ''), sel('verdict-eq50'));
+  assert.equal((await text(page, 'verdict-eq50')).trim(), 'Θ(N^100), not Θ(L)');
+  const boxes = await page.evaluate(() => {
+    const r = (e) => e.getBoundingClientRect();
+    const card = r(document.querySelector('[data-testid="card-eq50"]'));
+    const badge = r(document.querySelector('[data-testid="verdict-eq50"]'));
+    return { card: [card.left, card.right], badge: [badge.left, badge.right] };
+  });
+  assert.ok(boxes.badge[0] >= boxes.card[0] && boxes.badge[1] <= boxes.card[1], `badge ${boxes.badge} outside card ${boxes.card}`);
+});
+
 test('back and forward restore earlier states', T, async (t) => {
   const page = await open(t);
   const first = await numberIn(page, sel('log-product-unscaled'));

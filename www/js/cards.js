@@ -63,6 +63,16 @@ export function growthOf(params, unit = null) {
   }
 }
 
+/**
+ * A growth exponent in a badge or a sentence: its certified digits without trailing zeros
+ * (Θ(N^100), not Θ(N^100.000000000000), when the enclosure is 100 ± 1e-12); the readouts keep
+ * every certified digit.
+ */
+function exponentText(e) {
+  const t = enclosureParts(e)?.num ?? '—';
+  return /^-?\d+\.\d+$/.test(t) ? trimZeros(t) : t;
+}
+
 /** Whether a certified enclosure contains x. */
 function contains(e, x) {
   return !!e && Number(e.lo) <= x && x <= Number(e.hi);
@@ -163,7 +173,7 @@ export class Cards {
         let v;
         if (g.kind === 'stretched') v = { verdict: 'not Θ(L)', tone: 'differs', does: `With ${model}: log P_N = ${terms} + C + o(1), a stretched exponential${u.divergent?.terms?.some((t) => t.log) ? ' times a power' : ''}, not Θ(L).` };
         else if (g.kind === 'power' && g.linear) v = { verdict: 'Θ(L) here', tone: 'holds', does: `With ${model}: log P_N = ${terms} + C + o(1), so P_N = Θ(N).` };
-        else if (g.kind === 'power') v = { verdict: `Θ(N^${num(g.exponent)}), not Θ(L)`, tone: 'differs', does: `With ${model}: log P_N = ${terms} + C + o(1), so P_N = Θ(N^${num(g.exponent)}).` };
+        else if (g.kind === 'power') v = { verdict: `Θ(N^${exponentText(g.exponent)}), not Θ(L)`, tone: 'differs', does: `With ${model}: log P_N = ${terms} + C + o(1), so P_N = Θ(N^${exponentText(g.exponent)}).` };
         else v = { verdict: 'bounded, not Θ(L)', tone: 'differs', does: `With ${model} and A = 0 the product converges.` };
         this.set('eq11', { ...v, nums, regime, outside: !inside });
       }
@@ -229,11 +239,11 @@ export class Cards {
       else if (g.kind === 'stretched') this.set('eq50', { verdict: 'not Θ(L)', tone: 'differs', does: '∏(1 + A/l + B/l²) grows faster than any power of N.', nums, regime });
       else if (g.kind === 'power')
         this.set('eq50', {
-          verdict: g.linear ? 'Θ(L) only as A = 1' : `Θ(N^${num(g.exponent)}), not Θ(L)`,
+          verdict: g.linear ? 'Θ(L) only as A = 1' : `Θ(N^${exponentText(g.exponent)}), not Θ(L)`,
           tone: g.linear ? 'caveat' : 'differs',
           does: g.linear
             ? '∏(1 + A/l + B/l²) = Θ(N^A) is linear only because A = 1, a condition the derivation does not state; and Eq. 9 needs A/√l, not A/l.'
-            : `∏(1 + A/l + B/l²) = Θ(N^A) with A = ${num(g.exponent)}: a different power of depth.`,
+            : `∏(1 + A/l + B/l²) = Θ(N^A) with A = ${exponentText(g.exponent)}: a different power of depth.`,
           nums,
           regime,
         });
