@@ -6,12 +6,12 @@ import { initCore, coreNotice, coreReady } from './core.js';
 import { parseFragment, serialize, validate, initialGood, parsedList, listFitsLink, LINK_LIST_MAX, FIELDS } from './state.js';
 import { Controls } from './controls.js';
 import { Plot, refreshTheme } from './plot.js';
-import { compute } from './series.js';
+import { compute, POINTS, COARSE_POINTS } from './series.js';
 import { Readouts, readoutItems, setText } from './readouts.js';
 import { Cards } from './cards.js';
 import { RotationPanel } from './rotation.js';
 import { PRESETS, MODEL_DEPTHS } from './presets.js';
-import { depthLabel, paramToken } from './format.js';
+import { depthLabel, paramToken, grouped } from './format.js';
 import { ListPanel } from './listplot.js';
 import { Share } from './share.js';
 import { Access } from './access.js';
@@ -109,18 +109,30 @@ function applyFragment(hash, { now = false } = {}) {
 }
 
 let pendingWrite = false; // only user changes write the URL (never a load or back/forward)
-function schedule(commit, write = true) {
+// A drag or typing (inputs before their commit) asks the core for COARSE_POINTS depths per curve:
+// at large N each 1000-point curve costs 1-2 ms of certified evaluation, and an N-slider move
+// recomputes every curve (issue 11: such moves were the update's p95). The full grid follows when
+// the input rests for REST_MS or commits; the readouts and cards never depend on the grid.
+const REST_MS = 150;
+let pendingCoarse = false;
+let restTimer = 0;
+function schedule(commit, write = true, { coarse = false } = {}) {
   pendingCommit = pendingCommit || commit;
   pendingWrite = pendingWrite || write;
+  pendingCoarse = pendingCoarse || coarse;
   if (queued) return;
   queued = true;
   requestAnimationFrame(() => {
     queued = false;
     const c = pendingCommit;
     const w = pendingWrite;
+    const coarse = pendingCoarse && !c;
     pendingCommit = false;
     pendingWrite = false;
-    update(c, w);
+    pendingCoarse = false;
+    clearTimeout(restTimer);
+    restTimer = coarse ? setTimeout(() => schedule(false, false), REST_MS) : 0;
+    update(c, w, { coarse });
   });
 }
 
@@ -134,7 +146,7 @@ function onChange({ kind, field }) {
       controls.render(state);
     }
   }
-  schedule(kind === 'commit');
+  schedule(kind === 'commit', true, { coarse: kind !== 'commit' });
 }
 
 function onPreset(name) {
@@ -189,7 +201,7 @@ function historyWrite(push, frag) {
   }
 }
 
-function update(commit, write) {
+function update(commit, write, { coarse = false } = {}) {
   const t0 = performance.now();
   try {
     const v = validate(state, good);
@@ -199,16 +211,16 @@ function update(commit, write) {
     controls.showErrors(errors, fragmentMessages);
     if (state.variance === 'list') {
       listPanel.set(good.list);
-      const linkNote = good.list && !listFitsLink(good.listText) ? ` This list is too long for the page’s link (over ${LINK_LIST_MAX.toLocaleString('en-US')} characters): the link keeps every other setting and says that the list must be pasted again.` : '';
+      const linkNote = good.list && !listFitsLink(good.listText) ? ` This list is too long for the page’s link (over ${grouped(LINK_LIST_MAX)} characters): the link keeps every other setting and says that the list must be pasted again.` : '';
       controls.setListInfo(good.list ? `${good.list.length} values: N follows the list (N = ${good.list.length}; any N from 1 to ${good.list.length} can be typed). In the correction’s convention N = L − 1, so a model with L layers gives L − 1 values.${linkNote}` : '');
     }
     if (v.coreDown) {
       setStatus(`The core cannot evaluate yet: ${v.coreDown}`, true);
     }
     const t2 = performance.now();
-    const res = compute(state, good, { tail: true, remainder: true });
+    const res = compute(state, good, { tail: true, remainder: true, points: coarse ? COARSE_POINTS : POINTS });
     const t3 = performance.now();
-    stats.phase = { validate: t1 - t0, compute: t3 - t2 };
+    stats.phase = { validate: t1 - t0, compute: t3 - t2, points: coarse ? COARSE_POINTS : POINTS };
     if (!res.ok) {
       setStatus(`Could not compute: ${res.problems.join('; ')}`, true);
       return;

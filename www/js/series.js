@@ -8,7 +8,9 @@ import { describedFrom } from './plot.js';
 import { termsText, depthLabel, paramToken } from './format.js';
 import { FAMILIES } from './state.js';
 
+/** Depths per curve: the full grid, and the coarse one a drag asks for until the pointer rests. */
 export const POINTS = 1000;
+export const COARSE_POINTS = 250;
 
 export const FAMILY_STYLE = {
   unscaled: { color: '--c-unscaled', name: 'unscaled', sym: 'P' },
@@ -149,16 +151,18 @@ export const plotMax = (n) => (n === 'inf' ? 1e18 : n);
 
 /**
  * Computes everything for one state. Returns
- * { ok, grid, nMax, evals, closed, main, remainder, tail, problems }.
+ * { ok, grid, nMax, evals, closed, main, remainder, tail, problems }. `want.points`: depths per
+ * curve (POINTS unless told; a drag asks for COARSE_POINTS, main.js).
  */
 export function compute(state, good, want = { tail: true, remainder: true }) {
   const problems = [];
   const n = good.n;
   const nMax = plotMax(n);
-  const g = grid(nMax, POINTS);
+  const points = want.points ?? POINTS;
+  const g = grid(nMax, points);
   if (!g.ok) return { ok: false, problems: [g.error] };
   const ns = g.value;
-  const gridKey = `${nMax}`;
+  const gridKey = `${nMax}|${points}`;
   const on = FAMILIES.filter((f) => state.families.includes(f));
   // The cards need unscaled, scaled and harmonic whatever is toggled on.
   const needed = FAMILIES.filter((f) => on.includes(f) || f !== 'sqrt-scaled');

@@ -3,7 +3,7 @@
 // baseline, so the core's message lands next to the control that caused it.
 
 import * as core from './core.js';
-import { depthToken, paramToken } from './format.js';
+import { depthToken, paramToken, grouped } from './format.js';
 
 export const FAMILIES = ['unscaled', 'scaled', 'harmonic', 'sqrt-scaled'];
 export const MODELS = ['power', 'exp', 'list'];
@@ -148,7 +148,7 @@ export function parseFragment(hash) {
         break;
       case 'list':
         if (value === LIST_NOT_IN_LINK) {
-          problems.push({ key: 'list', message: `this link was made from a measured list too long to carry in a link (over ${LINK_LIST_MAX.toLocaleString('en-US')} characters): paste the list into the measured-list box` });
+          problems.push({ key: 'list', message: `this link was made from a measured list too long to carry in a link (over ${grouped(LINK_LIST_MAX)} characters): paste the list into the measured-list box` });
         } else {
           state.text.list = value;
         }
