@@ -392,6 +392,43 @@ test('dragging a slider stays responsive (update time per input)', T, async (t) 
   await assertNoNaN(page);
 });
 
+test('a drag draws 250-point curves, and the full 1000-point grid once the input rests or commits', T, async (t) => {
+  const page = await open(t, '#n=1e12');
+  await numberIn(page, sel('log-product-unscaled'));
+  await page.waitForFunction(() => window.depthprodStats?.phase?.points === 1000);
+  const curveLength = () => page.evaluate(() => window.depthprodStats.phase.points);
+  // Inputs without a commit: a drag. Each is drawn from the coarse grid...
+  const during = await page.evaluate(async () => {
+    const sl = document.getElementById('slider-n');
+    const seen = [];
+    for (const f of [0.3, 0.5, 0.7]) {
+      sl.value = String(Number(sl.min) + (Number(sl.max) - Number(sl.min)) * f);
+      sl.dispatchEvent(new Event('input', { bubbles: true }));
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      seen.push(window.depthprodStats.phase.points);
+    }
+    return seen;
+  });
+  assert.deepEqual(during, [250, 250, 250]);
+  const text = await page.textContent(sel('log-product-unscaled'));
+  // ...and once the pointer rests, the full grid follows without any further event, with the same numbers.
+  await page.waitForFunction(() => window.depthprodStats.phase.points === 1000, null, { timeout: 5000 });
+  assert.equal(await page.textContent(sel('log-product-unscaled')), text);
+  // A commit (keyboard, release) draws the full grid in its own update, the very next one.
+  const next = await page.evaluate(async () => {
+    const sl = document.getElementById('slider-n');
+    const before = window.depthprodStats.updates;
+    sl.value = String(Number(sl.min) + (Number(sl.max) - Number(sl.min)) * 0.4);
+    sl.dispatchEvent(new Event('input', { bubbles: true }));
+    sl.dispatchEvent(new Event('change', { bubbles: true }));
+    while (window.depthprodStats.updates === before) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    return { updates: window.depthprodStats.updates - before, points: window.depthprodStats.phase.points };
+  });
+  assert.deepEqual(next, { updates: 1, points: 1000 });
+  assert.equal(await curveLength(), 1000);
+  await assertNoNaN(page);
+});
+
 test('a slider sweep patches text in place and ends where a fresh load of its link is', T, async (t) => {
   const page = await open(t);
   await numberIn(page, sel('log-product-unscaled'));
