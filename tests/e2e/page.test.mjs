@@ -412,7 +412,7 @@ test('a drag draws 250-point curves, and the full 1000-point grid once the input
   assert.deepEqual(during, [250, 250, 250]);
   const text = await page.textContent(sel('log-product-unscaled'));
   // ...and once the pointer rests, the full grid follows without any further event, with the same numbers.
-  await page.waitForFunction(() => window.depthprodStats.phase.points === 1000, null, { timeout: 5000 });
+  await page.waitForFunction(() => window.depthprodStats.phase.points === 1000, null, { timeout: 10_000 });
   assert.equal(await page.textContent(sel('log-product-unscaled')), text);
   // A commit (keyboard, release) draws the full grid in its own update, the very next one.
   const next = await page.evaluate(async () => {
