@@ -63,21 +63,38 @@ pub(crate) fn linear_grad_w(
     gemm(gw, gy, x, out, rows, inp, true, false, true);
 }
 
-/// sum a_i b_i in eight interleaved partial sums, added pairwise at the end: a fixed order (the
-/// same bits natively and in wasm32) that the compiler can keep in vector registers, where one
-/// running sum waits for each addition (about 4x slower over a 4096-entry stream, the
-/// reorthogonalisations' inner loop).
+/// sum a_i b_i in eight interleaved partial sums (see [`dot_lanes`]): where one running sum waits
+/// for each addition, this was about 4x slower over a 4096-entry stream, the reorthogonalisations'
+/// inner loop.
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    dot_lanes::<8>(a, b)
+}
+
+/// sum a_i b_i in `L` interleaved partial sums, added pairwise at the end (for L = 8:
+/// ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))), then the last len mod L products in
+/// order: a fixed order, so the same bits natively and in wasm32, that the compiler can keep in
+/// vector registers. `L` = 8 for long streams ([`dot`]), 4 over an attention head's width.
+#[inline]
+pub(crate) fn dot_lanes<const L: usize>(a: &[f64], b: &[f64]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
-    let mut acc = [0.0f64; 8];
-    let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
+    let mut acc = [0.0f64; L];
+    let (ac, bc) = (a.chunks_exact(L), b.chunks_exact(L));
     let (ar, br) = (ac.remainder(), bc.remainder());
     for (x, y) in ac.zip(bc) {
-        for i in 0..8 {
+        for i in 0..L {
             acc[i] += x[i] * y[i];
         }
     }
-    let mut s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    // Pairwise, adjacent lanes first (L a power of two): the tree written out above.
+    const { assert!(L.is_power_of_two()) };
+    let mut n = L;
+    while n > 1 {
+        n /= 2;
+        for i in 0..n {
+            acc[i] = acc[2 * i] + acc[2 * i + 1];
+        }
+    }
+    let mut s = acc[0];
     for (x, y) in ar.iter().zip(br) {
         s += x * y;
     }
@@ -88,6 +105,8 @@ pub fn norm2(a: &[f64]) -> f64 {
     dot(a, a).sqrt()
 }
 
+/// y += alpha x.
+#[inline]
 pub(crate) fn axpy(y: &mut [f64], alpha: f64, x: &[f64]) {
     for (yi, xi) in y.iter_mut().zip(x) {
         *yi += alpha * xi;

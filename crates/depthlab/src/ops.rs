@@ -11,7 +11,7 @@
 //! Transcendental functions come from `libm` so that native and wasm32 builds compute the same
 //! bits for the same inputs (the platform libm differs between the two).
 
-use crate::linalg::{dot, linear, linear_grad_w, linear_t};
+use crate::linalg::{axpy, dot, dot_lanes, linear, linear_grad_w, linear_t};
 
 /// Which normalisation: RMSNorm (LLaMA) or LayerNorm without bias.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -272,33 +272,6 @@ pub fn attn_forward(
     )
 }
 
-/// Sum of a_e b_e over a head's width, in four interleaved partial sums (a fixed order, so the
-/// same bits natively and in wasm32; the compiler can keep the four in one vector register).
-#[inline]
-fn head_dot(a: &[f64], b: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let (ac, bc) = (a.chunks_exact(4), b.chunks_exact(4));
-    let (ar, br) = (ac.remainder(), bc.remainder());
-    for (x, y) in ac.zip(bc) {
-        for i in 0..4 {
-            acc[i] += x[i] * y[i];
-        }
-    }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (x, y) in ar.iter().zip(br) {
-        s += x * y;
-    }
-    s
-}
-
-/// y += alpha x over a head's width.
-#[inline]
-fn head_axpy(y: &mut [f64], alpha: f64, x: &[f64]) {
-    for (yi, xi) in y.iter_mut().zip(x) {
-        *yi += alpha * xi;
-    }
-}
-
 /// The attention's JVP for k tangents `du` ((k T) x d, see the module doc).
 pub fn attn_jvp(s: AttnShape, w: &AttnWeights, rope: &Rope, c: &AttnCache, du: &[f64]) -> Vec<f64> {
     let (t_n, d, hn, kvn, dh) = (s.tokens, s.d, s.heads, s.kv_heads, s.d_head);
@@ -330,15 +303,15 @@ pub fn attn_jvp(s: AttnShape, w: &AttnWeights, rope: &Rope, c: &AttnCache, du: &
                 for j in 0..=i {
                     let kj = &c.k[j * kw + kh * dh..j * kw + (kh + 1) * dh];
                     let dkj = &dk[j * kw + kh * dh..j * kw + (kh + 1) * dh];
-                    ds[j] = (head_dot(dqi, kj) + head_dot(qi, dkj)) * scale;
+                    ds[j] = (dot_lanes::<4>(dqi, kj) + dot_lanes::<4>(qi, dkj)) * scale;
                     mean += prow[j] * ds[j];
                 }
                 let doi = &mut d_o[i * qw + h * dh..i * qw + (h + 1) * dh];
                 for j in 0..=i {
                     // dP = P (dS - sum_j P dS); dO = dP V + P dV.
                     let dp = prow[j] * (ds[j] - mean);
-                    head_axpy(doi, dp, &c.v[j * kw + kh * dh..j * kw + (kh + 1) * dh]);
-                    head_axpy(doi, prow[j], &dv[j * kw + kh * dh..j * kw + (kh + 1) * dh]);
+                    axpy(doi, dp, &c.v[j * kw + kh * dh..j * kw + (kh + 1) * dh]);
+                    axpy(doi, prow[j], &dv[j * kw + kh * dh..j * kw + (kh + 1) * dh]);
                 }
             }
         }
@@ -379,21 +352,21 @@ pub fn attn_vjp(
                 let mut mean = 0.0;
                 for j in 0..=i {
                     let hj = j * kw + kh * dh..j * kw + (kh + 1) * dh;
-                    let sc = head_dot(goi, &c.v[hj.clone()]);
+                    let sc = dot_lanes::<4>(goi, &c.v[hj.clone()]);
                     gp[j] = sc;
                     mean += prow[j] * sc;
-                    head_axpy(&mut gv[hj], prow[j], goi);
+                    axpy(&mut gv[hj], prow[j], goi);
                 }
                 let qi = &c.q[i * qw + h * dh..i * qw + (h + 1) * dh];
                 for j in 0..=i {
                     let hj = j * kw + kh * dh..j * kw + (kh + 1) * dh;
                     let gs = prow[j] * (gp[j] - mean) * scale;
-                    head_axpy(
+                    axpy(
                         &mut gq[i * qw + h * dh..i * qw + (h + 1) * dh],
                         gs,
                         &c.k[hj.clone()],
                     );
-                    head_axpy(&mut gk[hj], gs, qi);
+                    axpy(&mut gk[hj], gs, qi);
                 }
             }
         }
