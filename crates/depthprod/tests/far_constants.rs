@@ -4,17 +4,14 @@
 //! make_far_constants.py) AND be at most 1e-12 wide; the route must agree with the series route of
 //! §4.5 where both apply.
 
-use depthprod::exact::Exact;
+mod common;
+
+use common::{contains_exactly, reference_json};
 use depthprod::{
     Enclosure, Family, Limit, Number, Params, ParamsInput, Plan, RouteOptions, VarianceInput,
 };
 use proptest::prelude::*;
 use serde_json::Value;
-
-fn contains_exactly(e: &Enclosure, reference: &str) -> bool {
-    let r = Exact::parse(reference).expect("reference is a decimal");
-    r.cmp_exact(&Exact::from_f64(e.lo)).is_ge() && r.cmp_exact(&Exact::from_f64(e.hi)).is_le()
-}
 
 /// The constant the divergence shows (C + c/d with a log-like term, else C).
 fn shown_constant(plan: &Plan) -> Option<Enclosure> {
@@ -37,12 +34,7 @@ const HONESTLY_WIDER: &[(&str, f64)] = &[
 
 #[test]
 fn far_constants_contain_their_references_and_meet_the_width_goal() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/reference/far_constants.json"
-    );
-    let data: Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("far_constants.json")).unwrap();
+    let data: Value = reference_json("far_constants.json");
     let cases = data["cases"].as_array().unwrap();
     assert!(
         cases.len() >= 12,

@@ -2,8 +2,10 @@
 //! mpmath by two or more independent methods each; see its README). Every enclosure must contain
 //! the reference value, and be at most 1e-12 wide (relative; absolute below 1).
 
-use depthprod::exact::Exact;
-use depthprod::{Depth, Enclosure, Family, Limit, Number, ParamsInput, Plan, VarianceInput};
+mod common;
+
+use common::{contains_exactly, reference_json};
+use depthprod::{Depth, Family, Limit, Number, ParamsInput, Plan, VarianceInput};
 use serde_json::Value;
 
 /// A JSON number or decimal string as the core's input type: a string is the exact decimal.
@@ -15,13 +17,6 @@ fn input(v: &Value) -> Number {
     }
 }
 
-/// Whether the enclosure contains the decimal reference value, decided exactly (no rounding of
-/// the reference to a double, no slack).
-fn contains_exactly(e: &Enclosure, reference: &str) -> bool {
-    let r = Exact::parse(reference).expect("reference is a decimal");
-    r.cmp_exact(&Exact::from_f64(e.lo)).is_ge() && r.cmp_exact(&Exact::from_f64(e.hi)).is_le()
-}
-
 /// Cases whose enclosure is honestly wider than the 1e-12 goal, each with the width it must still
 /// meet and why: C at the exact resonance q = 2/5 (unscaled, p = 1/5) is what remains of partial
 /// sums of size ~1e4 below the series start M; their rounding alone is ~1e-12 (the extended
@@ -30,12 +25,7 @@ const HONESTLY_WIDER: &[(&str, f64)] = &[("resonant-unscaled-q0.4-C", 5e-12)];
 
 #[test]
 fn reference_values_lie_in_the_enclosures() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/reference/reference.json"
-    );
-    let data: Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("reference.json")).unwrap();
+    let data: Value = reference_json("reference.json");
     let cases = data["cases"].as_array().unwrap();
     assert!(cases.len() >= 40, "expected the full reference set");
     let mut worst: f64 = 0.0;
@@ -149,12 +139,7 @@ fn reference_values_lie_in_the_enclosures() {
 /// e^(-2e8)) and measured lists, against tests/reference/direct_models.json (two routes each).
 #[test]
 fn direct_model_reference_values_lie_in_the_enclosures() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/reference/direct_models.json"
-    );
-    let data: Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("direct_models.json")).unwrap();
+    let data: Value = reference_json("direct_models.json");
     let cases = data["cases"].as_array().unwrap();
     assert!(cases.len() >= 7);
     for case in cases {

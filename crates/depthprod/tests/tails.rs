@@ -5,18 +5,16 @@
 //! measure of the log-log plot that shows tails (issue 8 item 4: before, tails at small N were
 //! the limit minus a sum nearly equal to it, up to 3e-8 wide relative).
 
+mod common;
+
+use common::reference_json;
 use depthprod::exact::Exact;
 use depthprod::{CurveKind, Family, Params, Plan, Variance};
 use serde_json::Value;
 
 #[test]
 fn tails_contain_their_references_and_meet_the_goal() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/reference/tails.json"
-    );
-    let data: Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("tails.json")).unwrap();
+    let data: Value = reference_json("tails.json");
     let cases = data["cases"].as_array().unwrap();
     assert!(
         cases.len() >= 90,

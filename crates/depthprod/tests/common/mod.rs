@@ -1,4 +1,5 @@
-//! Shared helpers for the integration tests: a direct compensated sum and a tiny PRNG.
+//! Shared helpers for the integration tests: a direct compensated sum, a tiny PRNG, and the
+//! reference values of tests/reference/ with an exact containment check.
 
 #![allow(dead_code)]
 
@@ -51,4 +52,23 @@ impl Rng {
     pub fn family(&mut self) -> depthprod::Family {
         depthprod::Family::ALL[(self.next_f64() * 4.0) as usize % 4]
     }
+}
+
+/// A file of the repository's tests/reference/ (independent high-precision values, see its
+/// README) as JSON.
+pub fn reference_json(name: &str) -> serde_json::Value {
+    let path = format!(
+        "{}/../../tests/reference/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Whether the enclosure contains the decimal reference value, decided exactly (no rounding of
+/// the reference to a double, no slack).
+pub fn contains_exactly(e: &depthprod::Enclosure, reference: &str) -> bool {
+    use depthprod::exact::Exact;
+    let r = Exact::parse(reference).expect("reference is a decimal");
+    r.cmp_exact(&Exact::from_f64(e.lo)).is_ge() && r.cmp_exact(&Exact::from_f64(e.hi)).is_le()
 }
