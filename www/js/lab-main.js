@@ -284,7 +284,8 @@ function showProgress(count) {
   progressEl.value = count ? total / count : 0;
   progressEl.setAttribute('aria-valuenow', String(progressEl.value));
   stageEl.textContent = Object.values(stageOf).join(' · ');
-  if (stageEl.textContent) setStatus(`Running… ${stageEl.textContent}`);
+  // The elapsed time too: a default run takes a while, and a reader should see it moving.
+  if (stageEl.textContent) setStatus(`Running, ${Math.floor((performance.now() - startedAt) / 1000)} s so far… ${stageEl.textContent}`);
 }
 
 function setHandoff(report) {

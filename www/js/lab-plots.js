@@ -14,7 +14,7 @@ import { Heatmap } from './lab-heatmap.js';
 /** The figures: id, title, axes, and the series of one placement's layers. */
 const FIGURES = [
   {
-    id: 'variance', title: 'Variance σ_l² per layer (log-log), with the fitted c · l^q', xLog: true, yLog: true, yLabel: 'σ_l²',
+    id: 'variance', title: 'Variance σ_l² per layer (log-log), with the fitted c · l^q', xLog: true, yLog: true, yLabel: 'variance σ²',
     series: (norm, layers, extra) => [
       { key: `${norm}-var`, label: `${NORM_NAMES[norm]}: σ_l²`, ys: layers.map((l) => l.variance) },
       ...(extra.fit ? [{ key: `${norm}-fit`, label: `${NORM_NAMES[norm]}: fit ${plain(extra.fit.c, 3)}·l^${plain(extra.fit.q, 3)}`, ys: Array.from(extra.fit.fitted), dash: [6, 4], ref: true }] : []),

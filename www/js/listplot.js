@@ -12,7 +12,7 @@ export class ListPanel {
     const wrap = document.querySelector('[data-plot="list"]');
     this.ok = !!wrap;
     if (!this.ok) return;
-    this.plot = new Plot(wrap, { yLog: true, xLabel: 'layer l', yLabel: 'σ_l²', legend: document.getElementById('legend-list'), hoverTitle: (x) => `l = ${Math.round(x)}` });
+    this.plot = new Plot(wrap, { yLog: true, xLabel: 'layer l', yLabel: 'variance σ²', legend: document.getElementById('legend-list'), hoverTitle: (x) => `l = ${Math.round(x)}` });
     this.fitText = document.getElementById('list-fit');
     this.useFit = document.getElementById('use-fit');
     this.fit = null;
