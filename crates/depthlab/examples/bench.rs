@@ -12,34 +12,14 @@
 use depthlab::{Config, InputSpec, LabSpec, LanczosOptions, Selection};
 use std::time::Instant;
 
-fn gemm_rate(m: usize, k: usize, n: usize) -> f64 {
-    let a: Vec<f64> = (0..m * k).map(|i| (i as f64 * 0.37).sin()).collect();
-    let b: Vec<f64> = (0..k * n).map(|i| (i as f64 * 0.11).cos()).collect();
-    let mut c = vec![0.0; m * n];
-    let flops = 2.0 * (m * k * n) as f64;
-    let reps = (1e9 / flops).max(2.0) as usize;
-    let mut best = f64::MAX;
-    for _ in 0..3 {
-        let t = Instant::now();
-        for _ in 0..reps {
-            let am = faer::MatRef::from_row_major_slice(&a, m, k);
-            let bm = faer::MatRef::from_row_major_slice(&b, k, n);
-            let cm = faer::MatMut::from_row_major_slice_mut(&mut c, m, n);
-            faer::linalg::matmul::matmul(cm, faer::Accum::Replace, am, bm, 1.0, faer::Par::Seq);
-        }
-        best = best.min(t.elapsed().as_secs_f64() / reps as f64);
-    }
-    flops / best / 1e9
-}
-
 /// GFLOP/s of c (m x n) = a (m x k) op(b), b stored n x k (`tb`, the layer JVP's x W^T) or k x n
-/// (the VJP's g W), all row-major, one thread.
-fn gemm_layout_rate(m: usize, k: usize, n: usize, tb: bool) -> f64 {
+/// (the VJP's g W), all row-major, one thread; best of 3 batches of about `budget` flops each.
+fn gemm_layout_rate(m: usize, k: usize, n: usize, tb: bool, budget: f64) -> f64 {
     let a: Vec<f64> = (0..m * k).map(|i| (i as f64 * 0.37).sin()).collect();
     let b: Vec<f64> = (0..k * n).map(|i| (i as f64 * 0.11).cos()).collect();
     let mut c = vec![0.0; m * n];
     let flops = 2.0 * (m * k * n) as f64;
-    let reps = (3e8 / flops).max(2.0) as usize;
+    let reps = (budget / flops).max(2.0) as usize;
     let mut best = f64::MAX;
     for _ in 0..3 {
         let t = Instant::now();
@@ -108,8 +88,8 @@ fn layer_ops() {
         for (k, out) in [(128usize, 344usize), (344, 128), (128, 128)] {
             println!(
                 "GEMM {rows}x{k}x{out}: x W^T {:.1} GFLOP/s, g W {:.1} GFLOP/s",
-                gemm_layout_rate(rows, k, out, true),
-                gemm_layout_rate(rows, k, out, false)
+                gemm_layout_rate(rows, k, out, true, 3e8),
+                gemm_layout_rate(rows, k, out, false, 3e8)
             );
         }
     }
@@ -170,7 +150,7 @@ fn main() {
     for (m, k, n) in [(32, 128, 344), (64, 768, 3072), (512, 512, 512)] {
         println!(
             "faer f64 GEMM {m}x{k}x{n}, one thread: {:.2} GFLOP/s",
-            gemm_rate(m, k, n)
+            gemm_layout_rate(m, k, n, false, 1e9)
         );
     }
     let (t, it) = time_selected(Config::default_case(), 3, only(false, true));
