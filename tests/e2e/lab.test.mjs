@@ -108,6 +108,10 @@ test('a small Pre-LN and LNS run finishes and its tables equal depthprod lab --j
     assert.equal(rows, SMALL.layers, `${id}: hidden data table rows`);
   }
   assert.equal(await page.evaluate(() => document.querySelectorAll('[data-testid^="lab-heat-"]').length), 2);
+  // The heatmap's key renders x_i and x_j with subscripts, not as markup.
+  const key = await page.evaluate(() => { const k = document.querySelector('.lab-heat-key'); return { text: k.textContent, subs: [...k.querySelectorAll('sub')].map((e) => e.textContent) }; });
+  assert.match(key.text, /Row i, column j: xi against xj\.$/);
+  assert.deepEqual(key.subs, ['i', 'j']);
 });
 
 test('a dropped .safetensors checkpoint (with config.json) gives the numbers of depthprod lab --weights', { timeout: 600_000 }, async (t) => {

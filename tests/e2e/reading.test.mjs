@@ -368,7 +368,11 @@ test('measured list from a link without n: N is the list length, no error, the f
   const core = await coreLog(page, { family: 'scaled', a: 1, b: 1, variance: { kind: 'measured', values: [1, 1.9, 3.1, 4.2, 4.8, 6.1, 7, 8.3] }, n: 8 });
   assert.ok(Math.abs(shown - core.value) <= 1e-12 * Math.abs(core.value), `${shown} vs ${core.value}`);
   assert.equal(await text(page, 'error-n'), '');
-  assert.match(await text(page, 'list-fit'), /Fitted power law: σ_l² ≈ [\d.]+ · l\^[\d.]+/);
+  // Rendered, not markup: σ_l² and l^q as <sub> and <sup>.
+  assert.match(await text(page, 'list-fit'), /Fitted power law: σl² ≈ [\d.]+ · l[\d.]+ \(least squares of log σl² on log l;/);
+  const marks = await page.evaluate((s) => [...document.querySelector(s).querySelectorAll('sub, sup')].map((e) => `${e.localName}:${e.textContent}`), sel('list-fit'));
+  assert.equal(marks[0], 'sub:l', marks.join(' '));
+  assert.match(marks[1], /^sup:[\d.]+$/, marks.join(' '));
   // A link that does give n keeps it.
   const kept = await session.open(t, '#variance=list&list=1,2,3,4,5,6,7,8&n=5');
   await kept.waitForFunction((s) => document.querySelector(s)?.textContent.trim().length > 0, sel('log-product-scaled'));

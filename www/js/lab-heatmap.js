@@ -4,6 +4,7 @@
 
 import { colour, refreshTheme } from './plot.js';
 import { plain } from './format.js';
+import { rich } from './rich.js';
 import { seriesCsv } from './export.js';
 
 // A perceptually ordered ramp (viridis stops), interpolated per channel for a value in [0, 1].
@@ -69,7 +70,7 @@ export class Heatmap {
   keyElement() {
     const k = document.createElement('p');
     k.className = 'hint lab-heat-key';
-    k.textContent = `Colour: 0 (dark, the same direction) … ${plain(this.top, 4)} (bright, the largest distance of this run; 1 would be opposite, 0.5 orthogonal). Row i, column j: x_i against x_j.`;
+    rich(k, `Colour: 0 (dark, the same direction) … ${plain(this.top, 4)} (bright, the largest distance of this run; 1 would be opposite, 0.5 orthogonal). Row i, column j: x_i against x_j.`);
     return k;
   }
 

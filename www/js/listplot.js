@@ -5,6 +5,7 @@
 import * as core from './core.js';
 import { Plot } from './plot.js';
 import { paramToken } from './format.js';
+import { rich } from './rich.js';
 
 export class ListPanel {
   /** @param {(fit: {c: number, q: number}) => void} onUseFit */
@@ -45,10 +46,10 @@ export class ListPanel {
       const c = paramToken(this.fit.c);
       const q = paramToken(this.fit.q);
       series.push({ key: 'fit', label: `least-squares fit ${c}·l^${q}`, short: 'fit', color: '--c-orange', dash: [6, 4], width: 1.6, xs, ys: Float64Array.from(this.fit.fitted), ref: true });
-      this.fitText.textContent = `Fitted power law: σ_l² ≈ ${c} · l^${q} (least squares of log σ_l² on log l; a fit of the data, not a certified number; rms log residual ${paramToken(this.fit.rms_log_residual)}).`;
+      rich(this.fitText, `Fitted power law: σ_l² ≈ ${c} · l^${q} (least squares of log σ_l² on log l; a fit of the data, not a certified number; rms log residual ${paramToken(this.fit.rms_log_residual)}).`);
       this.useFit.hidden = false;
     } else {
-      this.fitText.textContent = r && !r.ok ? `No power-law fit: ${r.error}` : '';
+      rich(this.fitText, r && !r.ok ? `No power-law fit: ${r.error}` : '');
       this.useFit.hidden = true;
     }
     this.plot.set({ xMin: 1, xMax: Math.max(2, ys.length), series });
