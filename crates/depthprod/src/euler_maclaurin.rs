@@ -20,6 +20,7 @@
 use crate::bernoulli::BERNOULLI_2J;
 use crate::gauss;
 use crate::sum::{Accumulator, U};
+use std::cell::RefCell;
 use std::f64::consts::PI;
 
 /// Number of Euler-Maclaurin correction terms.
@@ -266,17 +267,32 @@ impl PowerTerm {
 
 /// The Euler-Maclaurin middle range [start, end): cumulative panel integrals for quick
 /// evaluation at any integer t in (start, end].
+///
+/// The panel integrals are computed lazily, in order, up to the panel that holds the deepest t
+/// asked for so far: a plan whose middle reaches 10^18 (small q) but whose reader asks for
+/// N = 10^6 integrates a third of the panels. The running sum is the same accumulator, fed the
+/// same panels in the same order as an eager build, so every cumulative value and bound is the
+/// same bits whenever it is computed.
 #[derive(Debug, Clone)]
 pub(crate) struct EmRegion {
     term: PowerTerm,
     start: f64,
     /// Panel boundaries b_0 = start < b_1 < ... (the last one >= end).
     bounds: Vec<f64>,
-    /// cum[i] = int_start^{b_i} g: (value, error).
-    cum: Vec<(f64, f64)>,
+    /// cum[i] = int_start^{b_i} g: (value, error), for the panels integrated so far.
+    cum: RefCell<Cumulative>,
     g_start: (f64, f64),
     e_start: (f64, f64),
     remainder: f64,
+}
+
+/// The running panel sum of an [`EmRegion`]: `values[i]` for i < values.len(), and the state
+/// that continues it.
+#[derive(Debug, Clone)]
+struct Cumulative {
+    values: Vec<(f64, f64)>,
+    total: Accumulator,
+    total_err: f64,
 }
 
 impl EmRegion {
@@ -284,27 +300,41 @@ impl EmRegion {
     pub(crate) fn new(term: PowerTerm, start: f64, end: f64) -> EmRegion {
         let ratio = 1.0 + 2.0 * term.panel_beta();
         let mut bounds = vec![start];
-        let mut cum = vec![(0.0, 0.0)];
-        let (mut total, mut total_err) = (Accumulator::new(), 0.0);
         let mut a = start;
         while a < end {
             let b = (a * ratio).min(end).max(a + 1.0);
-            let (v, e) = term.panel_integral(a, b);
-            total.add(v, 0.0);
-            total_err += e;
             bounds.push(b);
-            cum.push((total.value(), total_err + total.error()));
             a = b;
         }
+        let mut values = Vec::with_capacity(bounds.len());
+        values.push((0.0, 0.0));
         EmRegion {
             term,
             start,
             bounds,
-            cum,
+            cum: RefCell::new(Cumulative {
+                values,
+                total: Accumulator::new(),
+                total_err: 0.0,
+            }),
             g_start: term.g(start),
             e_start: term.endpoint_correction(start),
             remainder: term.remainder_bound(start),
         }
+    }
+
+    /// cum[i] = int_start^{b_i} g, integrating the panels up to b_i first if they are not yet.
+    fn cumulative(&self, i: usize) -> (f64, f64) {
+        let mut cum = self.cum.borrow_mut();
+        while cum.values.len() <= i {
+            let j = cum.values.len();
+            let (v, e) = self.term.panel_integral(self.bounds[j - 1], self.bounds[j]);
+            cum.total.add(v, 0.0);
+            cum.total_err += e;
+            let entry = (cum.total.value(), cum.total_err + cum.total.error());
+            cum.values.push(entry);
+        }
+        cum.values[i]
     }
 
     /// sum_{l=start}^{t-1} g(l) for an integer-valued t with start <= t <= end: (value, error).
@@ -318,7 +348,7 @@ impl EmRegion {
             Err(i) => i - 1,
         };
         let mut acc = Accumulator::new();
-        let (ci, ce) = self.cum[i];
+        let (ci, ce) = self.cumulative(i);
         let target = 2f64.powi(-62) * ci.abs().max(1.0);
         if t > self.bounds[i] {
             // integrate over the shorter side of t within its panel
@@ -328,7 +358,7 @@ impl EmRegion {
                 let (v, e) = self.term.sub_integral(a, a, t, target);
                 acc.add(v, e);
             } else {
-                let (cn, cne) = self.cum[i + 1];
+                let (cn, cne) = self.cumulative(i + 1);
                 acc.add(cn, cne);
                 let (v, e) = self.term.sub_integral(a, t, b, target);
                 acc.add(-v, e);
@@ -377,6 +407,28 @@ mod tests {
             acc.add(t.g(l as f64).0, 0.0);
         }
         acc.value()
+    }
+
+    /// The panels are integrated lazily: the order in which depths are asked for must not change
+    /// a single bit of any answer (the running sum sees the same panels in the same order).
+    #[test]
+    fn lazy_panels_give_the_same_bits_in_any_order() {
+        let t = term(100.0, 100.0, 1e-3f64.powf(-0.5), 0.025);
+        let start = em_start(&t, 12.0, 1e-17);
+        let depths = [1e18, 13.0, 1e3, 777_777.0, 1e9 + 1.0, 4e12];
+        let deep_first = EmRegion::new(t, start, 1e18);
+        let shallow_first = EmRegion::new(t, start, 1e18);
+        let a: Vec<(f64, f64)> = depths.iter().map(|&d| deep_first.sum_to(d)).collect();
+        let mut b: Vec<(f64, f64)> = depths
+            .iter()
+            .rev()
+            .map(|&d| shallow_first.sum_to(d))
+            .collect();
+        b.reverse();
+        for ((x, y), d) in a.iter().zip(&b).zip(depths) {
+            assert_eq!(x.0.to_bits(), y.0.to_bits(), "value at {d}");
+            assert_eq!(x.1.to_bits(), y.1.to_bits(), "bound at {d}");
+        }
     }
 
     #[test]
