@@ -20,9 +20,13 @@
 //! `'post'`, `'deepnorm'`, `'sandwich'`, `'mix'`), `d`, `heads`, `kvHeads`, `dff`, `tokens`,
 //! `layers`, `vocab`, `std` (init std sigma), `seed`, `input` (`'tokens'` or `'gaussian'`),
 //! `inputStd`, `normKind` (`'rms'`, `'layer'`), `mlp` (`'swiglu'`, `'gelu'`), `scaledInit`,
-//! `tieEmbeddings`, `mixPostLayers`, `deepnormAlpha`, `tol`, `maxIter`, `endToEnd` (default
-//! `true`). With `weights` the dimensions come from the file (and `configJson`); `layers` may
-//! take a prefix of the file's layers and `tokens` sets T.
+//! `tieEmbeddings`, `mixPostLayers` (default max(1, floor(L/4))), `deepnormAlpha`, `tol`,
+//! `maxIter`, `endToEnd` (default `true`). With `weights` the dimensions come from the file (and
+//! `configJson`); `layers` may take a prefix of the file's layers and `tokens` sets T.
+//!
+//! **Memory**: a run whose estimated peak ([`depthlab::memory`]) exceeds [`MEMORY_BUDGET`]
+//! (2 GB, of wasm32's 4 GiB) throws the lab's message naming the size and what to shrink,
+//! instead of trapping when an allocation fails.
 //!
 //! **Report**: `depthlab::Report` through serde (absent values `null`): `config`, `seed`,
 //! `token_ids`, `loss`, `final_variance`, `layers: [{layer, variance, jacobian_norm,
@@ -49,7 +53,15 @@ use depthlab::{
 };
 use js_sys::{Function, Reflect};
 use serde::Serialize;
+use std::sync::Arc;
 use wasm_bindgen::prelude::*;
+
+/// The memory a run may use here: 2 GB of the 4 GiB a wasm32 module can address, the rest left
+/// for what the estimate does not count (the allocator's slack and fragmentation, the module,
+/// a checkpoint's bytes copied in from JavaScript). A larger run is refused with the lab's
+/// message ("this network needs about ... the limit is 2 GB — use smaller ...") before anything
+/// is allocated, instead of trapping with "unreachable" half-way.
+pub const MEMORY_BUDGET: u64 = 2 * depthlab::memory::GB;
 
 /// Installs the panic hook so a Rust panic shows its message in the console instead of a bare
 /// `unreachable` trap.
@@ -118,6 +130,9 @@ pub fn run_lab(
     should_stop: Option<Function>,
 ) -> Result<JsValue, JsError> {
     let spec = read_spec(&spec, weights.as_deref(), config_json.as_deref())?;
+    // The checkpoint's bytes are widened into `spec` by now: free them before the run's
+    // activations are allocated (the memory estimate counts the file only during the load).
+    drop(weights);
     // A throwing callback must not abort the measurement: its error is the page's bug and shows
     // in the worker's console, so the results of the calls are dropped.
     let progress = |stage: &str, done: usize, total: usize| {
@@ -333,19 +348,24 @@ fn read_spec(
             let file_cfg = config_json
                 .map(FileConfig::parse)
                 .transpose()
-                .map_err(|e| JsError::new(&format!("config.json: {e}")))?;
+                // The lab's messages name config.json themselves.
+                .map_err(|e| JsError::new(&e.to_string()))?;
+            // heads only matter without a config.json (a file's tensors do not say how q_proj
+            // splits into heads); like the CLI's --heads, a given value overrides the file's.
             let ov = Overrides {
                 layers: layers_given,
+                heads: size(spec, "heads")?,
+                kv_heads: size(spec, "kvHeads")?,
                 ..Overrides::default()
             };
             let base = Config {
                 mix_post_layers: 0,
                 ..base
             };
-            let (mut cfg, w) = depthlab::load(bytes, file_cfg.as_ref(), &base, &ov)
+            let (mut cfg, w) = depthlab::load(bytes, file_cfg.as_ref(), &base, &ov, MEMORY_BUDGET)
                 .map_err(|e| JsError::new(&e.to_string()))?;
-            cfg.mix_post_layers = mix_given.unwrap_or(cfg.layers / 4);
-            (cfg, Some(w))
+            cfg.mix_post_layers = mix_given.unwrap_or(Config::default_mix_post_layers(cfg.layers));
+            (cfg, Some(Arc::new(w)))
         }
         None => {
             let heads = size(spec, "heads")?.unwrap_or(defaults.heads);
@@ -357,7 +377,7 @@ fn read_spec(
                 d_ff: size(spec, "dff")?.unwrap_or(defaults.d_ff),
                 layers,
                 vocab: size(spec, "vocab")?.unwrap_or(defaults.vocab),
-                mix_post_layers: mix_given.unwrap_or(layers / 4),
+                mix_post_layers: mix_given.unwrap_or(Config::default_mix_post_layers(layers)),
                 ..base
             };
             (cfg, None)
@@ -371,7 +391,7 @@ fn read_spec(
         },
     };
     let cli = cli_lanczos();
-    Ok(LabSpec {
+    let spec = LabSpec {
         cfg,
         seed: integer(spec, "seed")?.unwrap_or(1),
         weights: loaded,
@@ -385,5 +405,9 @@ fn read_spec(
             end_to_end: flag(spec, "endToEnd")?.unwrap_or(true),
             ..Selection::default()
         },
-    })
+        memory_budget: MEMORY_BUDGET,
+    };
+    // Ranges, Lanczos options and memory (within MEMORY_BUDGET), before the run allocates.
+    depthlab::measure::validate(&spec).map_err(|e| JsError::new(&e.to_string()))?;
+    Ok(spec)
 }

@@ -50,6 +50,7 @@ fn time_selected(cfg: Config, runs: usize, select: Selection) -> (f64, usize) {
         input: InputSpec::Tokens(None),
         lanczos: LanczosOptions::default(),
         select,
+        memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
     };
     let mut best = f64::MAX;
     let mut iters = 0;
@@ -79,6 +80,7 @@ fn layer_ops() {
         input: InputSpec::Tokens(None),
         lanczos: LanczosOptions::default(),
         select: Selection::default(),
+        memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
     };
     let (model, x1, _) = depthlab::measure::build(&spec).expect("build");
     let (_, caches) = model.forward(&x1);

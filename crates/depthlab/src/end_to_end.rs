@@ -509,6 +509,7 @@ mod tests {
                 input: InputSpec::Tokens(None),
                 lanczos: LanczosOptions::default(),
                 select: Selection::default(),
+                memory_budget: crate::memory::DEFAULT_MEMORY_BUDGET,
             };
             let (model, x1, _) = build(&spec).unwrap();
             let (_, caches) = model.forward(&x1);

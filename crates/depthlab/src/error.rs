@@ -1,5 +1,6 @@
 //! Errors: each names what is wrong and, for numbers, the accepted range.
 
+use crate::memory::MemoryEstimate;
 use std::fmt;
 
 /// Why a lab run could not start or finish.
@@ -15,6 +16,17 @@ pub enum LabError {
     Inconsistent(String),
     /// A weights file that cannot be used (not safetensors, missing tensor, wrong shape, NaN...).
     Weights(String),
+    /// A checkpoint that asks for something the lab does not model (rotary scaling, biases, a
+    /// sharded file...): refused, because measuring the network without it would give numbers
+    /// that silently differ from the checkpoint's own (Hugging Face's) network.
+    Unsupported(String),
+    /// The run would need more memory than the caller's budget ([`crate::memory`]). Checked before
+    /// anything large is allocated: a failed allocation aborts the process (natively) or traps
+    /// (wasm) instead of returning an error.
+    TooLarge {
+        estimate: MemoryEstimate,
+        budget: u64,
+    },
     /// A number became non-finite during the computation.
     NonFinite(String),
     /// The caller's `should_stop` returned true ([`crate::measure::run_streaming`]).
@@ -29,6 +41,8 @@ impl fmt::Display for LabError {
             }
             LabError::Inconsistent(m) => write!(f, "{m}"),
             LabError::Weights(m) => write!(f, "weights: {m}"),
+            LabError::Unsupported(m) => write!(f, "{m}"),
+            LabError::TooLarge { estimate, budget } => estimate.describe(f, *budget),
             LabError::NonFinite(m) => write!(f, "non-finite value: {m}"),
             LabError::Cancelled => write!(f, "cancelled"),
         }

@@ -8,7 +8,9 @@
 //! T x d stream, the end-to-end norms ||d x_(L+1) / d x_l||_2, parameter-gradient norms, the
 //! angular-distance map, and sets the paper's bound (A, B of Eqs. 47-48 and the Eq. 9 / Eq. 15
 //! products with the measured variances, certified by the `depthprod` core) beside them.
-//! Definitions are in [`measure`].
+//! Definitions are in [`measure`]. Every run's memory is estimated before anything large is
+//! allocated and refused above the caller's budget ([`memory`]); a checkpoint that asks for
+//! something the lab does not model is refused by name ([`mod@load`]).
 //!
 //! Pure Rust, native and wasm32; `parallel` (rayon) is for native builds only.
 
@@ -18,6 +20,7 @@ pub mod lanczos;
 mod linalg;
 pub mod load;
 pub mod measure;
+pub mod memory;
 pub mod model;
 pub mod ops;
 
@@ -25,6 +28,7 @@ pub use error::LabError;
 pub use lanczos::{spectral_norm, LanczosOptions, NormEstimate};
 pub use load::{load, FileConfig, Overrides};
 pub use measure::{run, InputSpec, LabSpec, Report, Selection};
+pub use memory::{MemoryEstimate, DEFAULT_MEMORY_BUDGET};
 pub use model::{Config, Gaussian, Model, Placement, Weights};
 pub use ops::{MlpKind, NormKind};
 

@@ -9,11 +9,24 @@
 //! (ones otherwise). Semantics follow Hugging Face (no biases, RMSNorm with `rms_norm_eps`, default
 //! 1e-6, rotary with `rope_theta`, default 10000, SwiGLU, tied embeddings when
 //! `tie_word_embeddings`).
+//!
+//! What the lab does not model is refused with [`LabError::Unsupported`], never ignored, because
+//! ignoring it would measure a different network than the checkpoint's under its name: in
+//! `config.json` a `rope_scaling`, `attention_bias` / `mlp_bias` true, or a `head_dim` other than
+//! hidden_size / num_attention_heads ([`FileConfig::parse`]); in the file, any `*.bias` tensor;
+//! one shard of a sharded checkpoint ([`check_not_a_shard`] with the index beside it, and a
+//! missing tensor in a file that holds others of the model says that it may be a shard).
+//!
+//! Memory: [`header_len`] and [`resolve_header`] give the configuration from the header alone,
+//! so a shell checks what the load will need before reading the file; [`load`] checks it again
+//! (file bytes plus f64 weights) before widening anything.
 
 use crate::error::LabError;
+use crate::memory::{weight_bytes, MemoryEstimate};
 use crate::model::{Config, LayerWeights, Weights};
 use crate::ops::{AttnWeights, MlpWeights};
 use safetensors::{Dtype, SafeTensors};
+use std::collections::{BTreeSet, HashMap};
 
 /// Values from `config.json` (each optional).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -28,15 +41,73 @@ pub struct FileConfig {
     pub rope_theta: Option<f64>,
     pub tie_word_embeddings: Option<bool>,
     pub hidden_act: Option<String>,
+    /// Must equal d / heads: checked against the resolved d and heads in [`load`].
+    pub head_dim: Option<usize>,
+}
+
+/// The refusal for a `config.json` key whose value changes the network in a way the lab does not
+/// model: measuring without it would silently give other numbers than the checkpoint's own.
+fn unmodelled(key: &str, value: &serde_json::Value, what: &str) -> LabError {
+    LabError::Unsupported(format!(
+        "config.json {key} = {value}: the lab does not model {what}, so its numbers would differ \
+         from Hugging Face's for this checkpoint"
+    ))
+}
+
+/// The message when config.json's head_dim is not d / heads.
+fn head_dim_error(head_dim: usize, d: usize, heads: usize) -> LabError {
+    unmodelled(
+        "head_dim",
+        &serde_json::json!(head_dim),
+        &format!(
+            "a head width other than hidden_size / num_attention_heads = {d} / {heads} = {} \
+             (its q_proj and o_proj are d x d)",
+            d / heads.max(1)
+        ),
+    )
 }
 
 impl FileConfig {
+    /// Reads the keys the lab uses, and refuses the keys that change the forward pass in a way it
+    /// does not model: `rope_scaling` other than null or `{"rope_type": "default"}`,
+    /// `attention_bias` or `mlp_bias` true, `head_dim` other than hidden_size /
+    /// num_attention_heads. Keys that do not change the forward pass (dropout, ids,
+    /// `max_position_embeddings`, `torch_dtype`, ...) are ignored.
     pub fn parse(text: &str) -> Result<FileConfig, LabError> {
         let v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| LabError::Weights(format!("config.json is not valid JSON: {e}")))?;
         let uint = |k: &str| v.get(k).and_then(|x| x.as_u64()).map(|x| x as usize);
         let num = |k: &str| v.get(k).and_then(|x| x.as_f64());
-        Ok(FileConfig {
+        if let Some(rs) = v.get("rope_scaling").filter(|x| !x.is_null()) {
+            let kind = rs
+                .get("rope_type")
+                .or_else(|| rs.get("type"))
+                .and_then(|t| t.as_str());
+            if kind != Some("default") {
+                return Err(unmodelled(
+                    "rope_scaling",
+                    rs,
+                    "rotary-embedding scaling (only plain rotary embeddings with rope_theta)",
+                ));
+            }
+        }
+        for (key, what) in [
+            ("attention_bias", "biases in the attention projections"),
+            ("mlp_bias", "biases in the MLP projections"),
+        ] {
+            if let Some(b) = v.get(key).filter(|x| !x.is_null()) {
+                if b.as_bool() != Some(false) {
+                    return Err(unmodelled(key, b, what));
+                }
+            }
+        }
+        let head_dim = match v.get("head_dim").filter(|x| !x.is_null()) {
+            None => None,
+            Some(h) => Some(h.as_u64().map(|x| x as usize).ok_or_else(|| {
+                unmodelled("head_dim", h, "a head width that is not a whole number")
+            })?),
+        };
+        let fc = FileConfig {
             hidden_size: uint("hidden_size"),
             num_attention_heads: uint("num_attention_heads"),
             num_key_value_heads: uint("num_key_value_heads"),
@@ -50,7 +121,15 @@ impl FileConfig {
                 .get("hidden_act")
                 .and_then(|x| x.as_str())
                 .map(String::from),
-        })
+            head_dim,
+        };
+        if let (Some(hd), Some(d), Some(h)) = (fc.head_dim, fc.hidden_size, fc.num_attention_heads)
+        {
+            if h == 0 || hd * h != d {
+                return Err(head_dim_error(hd, d, h));
+            }
+        }
+        Ok(fc)
     }
 }
 
@@ -67,15 +146,243 @@ pub struct Overrides {
     pub rope_theta: Option<f64>,
 }
 
-fn parse(bytes: &[u8]) -> Result<SafeTensors<'_>, LabError> {
-    SafeTensors::deserialize(bytes)
-        .map_err(|e| LabError::Weights(format!("the file is not a valid safetensors file ({e})")))
+/// Refuses one shard of a sharded checkpoint, given the `model.safetensors.index.json` beside the
+/// file and the file's name: when the index's `weight_map` puts tensors in this file and in
+/// others. (An index that does not mention the file, e.g. beside a merged file, is no reason to
+/// refuse.) A shard alone is part of a network, which the lab does not model.
+pub fn check_not_a_shard(index_json: &str, file_name: &str) -> Result<(), LabError> {
+    let v: serde_json::Value = serde_json::from_str(index_json).map_err(|e| {
+        LabError::Weights(format!(
+            "model.safetensors.index.json is not valid JSON: {e}"
+        ))
+    })?;
+    let files: BTreeSet<&str> = v
+        .get("weight_map")
+        .and_then(|m| m.as_object())
+        .map(|m| m.values().filter_map(|f| f.as_str()).collect())
+        .unwrap_or_default();
+    if files.contains(file_name) && files.len() > 1 {
+        let list: Vec<&str> = files.into_iter().collect();
+        return Err(LabError::Unsupported(format!(
+            "{file_name} is one shard of a sharded checkpoint (model.safetensors.index.json \
+             spreads its tensors over {} files: {}); the lab reads every tensor from one file and \
+             does not model part of a network — merge the shards into one .safetensors file",
+            list.len(),
+            list.join(", ")
+        )));
+    }
+    Ok(())
 }
 
-fn shape_of(st: &SafeTensors<'_>, name: &str) -> Result<Vec<usize>, LabError> {
-    st.tensor(name)
-        .map(|t| t.shape().to_vec())
-        .map_err(|_| LabError::Weights(format!("missing tensor {name}")))
+/// The largest header the safetensors format allows (its `MAX_HEADER_SIZE`).
+const MAX_HEADER: u64 = 100_000_000;
+
+fn not_safetensors(why: impl std::fmt::Display) -> LabError {
+    LabError::Weights(format!("the file is not a valid safetensors file ({why})"))
+}
+
+/// How many bytes at the start of a safetensors file of `file_len` bytes hold its header: 8 plus
+/// the little-endian u64 in `first` (the file's first 8 bytes or more). Lets a shell read the
+/// header alone and check the memory a load needs ([`resolve_header`]) before reading the file.
+pub fn header_len(first: &[u8], file_len: u64) -> Result<usize, LabError> {
+    let Some(&prefix) = first.first_chunk::<8>() else {
+        return Err(not_safetensors(
+            "shorter than the 8 bytes that give its header's length",
+        ));
+    };
+    let n = u64::from_le_bytes(prefix);
+    if n > MAX_HEADER || n > file_len.saturating_sub(8) {
+        return Err(not_safetensors(format!(
+            "its first 8 bytes announce a header of {n} bytes in a file of {file_len}"
+        )));
+    }
+    Ok(8 + n as usize)
+}
+
+/// Names and shapes of a checkpoint's tensors: everything resolving the configuration needs,
+/// readable from the header alone.
+struct Index {
+    shapes: HashMap<String, Vec<usize>>,
+}
+
+impl Index {
+    fn of(st: &SafeTensors<'_>) -> Index {
+        Index {
+            shapes: st
+                .iter()
+                .map(|(name, t)| (name.to_string(), t.shape().to_vec()))
+                .collect(),
+        }
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.shapes.contains_key(name)
+    }
+
+    fn shape(&self, name: &str) -> Result<&[usize], LabError> {
+        self.shapes
+            .get(name)
+            .map(Vec::as_slice)
+            .ok_or_else(|| self.missing(name))
+    }
+
+    /// "missing tensor", with the likely reason when the file holds other tensors of a LLaMA
+    /// checkpoint: it is one shard of several.
+    fn missing(&self, name: &str) -> LabError {
+        let partial = self
+            .shapes
+            .keys()
+            .any(|k| k.starts_with("model.") || k.starts_with("lm_head."));
+        LabError::Weights(if partial {
+            format!(
+                "missing tensor {name}, while the file holds other tensors of the model: is it one \
+                 shard of a sharded checkpoint (model-0000k-of-0000n.safetensors)? The lab reads \
+                 every tensor from one file and does not model part of a network; merge the \
+                 shards into one .safetensors file"
+            )
+        } else {
+            format!("missing tensor {name}")
+        })
+    }
+
+    /// Number of `model.layers.{i}` blocks in the file (contiguous from 0).
+    fn layers(&self) -> usize {
+        let mut n = 0;
+        while self.has(&format!("model.layers.{n}.self_attn.q_proj.weight")) {
+            n += 1;
+        }
+        n
+    }
+}
+
+/// The configuration [`load`] would use, from the first [`header_len`] bytes of a safetensors
+/// file of `file_len` bytes, without its tensors: so a shell can check the memory the load and
+/// the run need ([`crate::memory::estimate`] with `file_len`) before reading a file that may not
+/// fit. Checks everything [`load`] checks except the tensors' values.
+pub fn resolve_header(
+    header: &[u8],
+    file_len: u64,
+    file_cfg: Option<&FileConfig>,
+    base: &Config,
+    ov: &Overrides,
+) -> Result<Config, LabError> {
+    let len = header_len(header, file_len)?;
+    let json = header.get(8..len).ok_or_else(|| {
+        not_safetensors(format!(
+            "the header needs {len} bytes, given {}",
+            header.len()
+        ))
+    })?;
+    let text = std::str::from_utf8(json).map_err(not_safetensors)?;
+    let meta: safetensors::tensor::Metadata =
+        serde_json::from_str(text).map_err(not_safetensors)?;
+    let data = file_len - len as u64;
+    if meta.data_len() as u64 != data {
+        return Err(not_safetensors(format!(
+            "its header describes {} bytes of tensors, the file holds {data}",
+            meta.data_len()
+        )));
+    }
+    let index = Index {
+        shapes: meta
+            .tensors()
+            .into_iter()
+            .map(|(name, info)| (name, info.shape.clone()))
+            .collect(),
+    };
+    resolve(&index, file_cfg, base, ov)
+}
+
+/// Flags over config.json over the tensors' shapes; refuses what the lab does not model.
+fn resolve(
+    index: &Index,
+    file_cfg: Option<&FileConfig>,
+    base: &Config,
+    ov: &Overrides,
+) -> Result<Config, LabError> {
+    let fc = file_cfg.cloned().unwrap_or_default();
+    let mut biases: Vec<&String> = index
+        .shapes
+        .keys()
+        .filter(|k| k.ends_with(".bias"))
+        .collect();
+    biases.sort();
+    if let Some(name) = biases.first() {
+        return Err(LabError::Unsupported(format!(
+            "tensor {name}: the lab does not model biases (LLaMA's layers have none), so its \
+             numbers would differ from Hugging Face's for this checkpoint"
+        )));
+    }
+    let embed_shape = index.shape("model.embed_tokens.weight")?;
+    if embed_shape.len() != 2 {
+        return Err(LabError::Weights(format!(
+            "tensor model.embed_tokens.weight has shape {embed_shape:?}, expected [vocab, d]"
+        )));
+    }
+    let have = index.layers();
+    if have == 0 {
+        let hint = match index.missing("model.layers.0.self_attn.q_proj.weight") {
+            LabError::Weights(m) => m,
+            other => other.to_string(),
+        };
+        return Err(LabError::Weights(format!("no decoder layers: {hint}")));
+    }
+    let d = ov.d.or(fc.hidden_size).unwrap_or(embed_shape[1]);
+    let vocab = ov.vocab.or(fc.vocab_size).unwrap_or(embed_shape[0]);
+    let d_ff = match ov.d_ff.or(fc.intermediate_size) {
+        Some(f) => f,
+        None => index.shape("model.layers.0.mlp.up_proj.weight")?[0],
+    };
+    let heads = ov.heads.or(fc.num_attention_heads).ok_or_else(|| {
+        LabError::Inconsistent(
+            "heads: the checkpoint has no config.json with num_attention_heads; pass --heads"
+                .into(),
+        )
+    })?;
+    if let Some(hd) = fc.head_dim {
+        if heads == 0 || hd * heads != d {
+            return Err(head_dim_error(hd, d, heads));
+        }
+    }
+    let kv_heads = ov.kv_heads.or(fc.num_key_value_heads).unwrap_or(heads);
+    let layers = ov.layers.or(fc.num_hidden_layers).unwrap_or(have);
+    if layers > have {
+        let shard = if ov.layers.is_none() && fc.num_hidden_layers.is_some() {
+            " (config.json's num_hidden_layers): is the file one shard of a sharded checkpoint? \
+             The lab reads every tensor from one file; merge the shards, or pass a smaller layers \
+             to measure a prefix"
+        } else {
+            ""
+        };
+        return Err(LabError::Inconsistent(format!(
+            "layers = {layers} but the file has {have} decoder layers (model.layers.0..{}){shard}",
+            have - 1
+        )));
+    }
+    if let Some(act) = &fc.hidden_act {
+        if act != "silu" && base.mlp == crate::MlpKind::SwiGlu {
+            return Err(LabError::Weights(format!(
+                "config.json hidden_act = {act:?}; only \"silu\" (SwiGLU) is supported for LLaMA checkpoints"
+            )));
+        }
+    }
+    let tie = fc
+        .tie_word_embeddings
+        .unwrap_or_else(|| !index.has("lm_head.weight"));
+    let cfg = Config {
+        d,
+        heads,
+        kv_heads,
+        d_ff,
+        layers,
+        vocab,
+        eps: ov.eps.or(fc.rms_norm_eps).unwrap_or(1e-6),
+        rope_theta: ov.rope_theta.or(fc.rope_theta).unwrap_or(10000.0),
+        tie_embeddings: tie,
+        ..base.clone()
+    };
+    cfg.validate()?;
+    Ok(cfg)
 }
 
 fn f16_to_f64(h: u16) -> f64 {
@@ -96,10 +403,13 @@ fn f16_to_f64(h: u16) -> f64 {
 }
 
 /// A tensor as f64, checked for shape and finiteness.
-fn tensor(st: &SafeTensors<'_>, name: &str, shape: &[usize]) -> Result<Vec<f64>, LabError> {
-    let t = st
-        .tensor(name)
-        .map_err(|_| LabError::Weights(format!("missing tensor {name}")))?;
+fn tensor(
+    st: &SafeTensors<'_>,
+    index: &Index,
+    name: &str,
+    shape: &[usize],
+) -> Result<Vec<f64>, LabError> {
+    let t = st.tensor(name).map_err(|_| index.missing(name))?;
     if t.shape() != shape {
         return Err(LabError::Weights(format!(
             "tensor {name} has shape {:?}, expected {:?}",
@@ -140,123 +450,75 @@ fn tensor(st: &SafeTensors<'_>, name: &str, shape: &[usize]) -> Result<Vec<f64>,
     Ok(values)
 }
 
-fn optional_gain(st: &SafeTensors<'_>, name: &str, d: usize) -> Result<Vec<f64>, LabError> {
-    if st.tensor(name).is_ok() {
-        tensor(st, name, &[d])
+fn optional_gain(
+    st: &SafeTensors<'_>,
+    index: &Index,
+    name: &str,
+    d: usize,
+) -> Result<Vec<f64>, LabError> {
+    if index.has(name) {
+        tensor(st, index, name, &[d])
     } else {
         Ok(vec![1.0; d])
     }
 }
 
-/// Number of `model.layers.{i}` blocks in the file (contiguous from 0).
-fn file_layers(st: &SafeTensors<'_>) -> usize {
-    let mut n = 0;
-    while st
-        .tensor(&format!("model.layers.{n}.self_attn.q_proj.weight"))
-        .is_ok()
-    {
-        n += 1;
-    }
-    n
-}
-
 /// Resolves the configuration (flags over config.json over the tensors' shapes; `base` gives the
-/// placement, norm, MLP, T and the other run options) and reads the weights.
+/// placement, norm, MLP, T and the other run options) and reads the weights, widened to f64.
+/// Refuses, before widening anything, a load whose f64 weights and the file's `bytes` together
+/// exceed `memory_budget` ([`crate::memory`]; the run's own check, with the activations, comes
+/// when it starts). Refuses what the lab does not model (biases, a shard, see
+/// [`FileConfig::parse`] for config.json) rather than measure another network.
 pub fn load(
     bytes: &[u8],
     file_cfg: Option<&FileConfig>,
     base: &Config,
     ov: &Overrides,
+    memory_budget: u64,
 ) -> Result<(Config, Weights), LabError> {
-    let st = parse(bytes)?;
-    let fc = file_cfg.cloned().unwrap_or_default();
-    let embed_shape = shape_of(&st, "model.embed_tokens.weight")?;
-    if embed_shape.len() != 2 {
-        return Err(LabError::Weights(format!(
-            "tensor model.embed_tokens.weight has shape {embed_shape:?}, expected [vocab, d]"
-        )));
+    let st = SafeTensors::deserialize(bytes).map_err(not_safetensors)?;
+    let index = Index::of(&st);
+    let cfg = resolve(&index, file_cfg, base, ov)?;
+    MemoryEstimate {
+        weights: weight_bytes(&cfg),
+        file: bytes.len() as u64,
+        activations: 0,
     }
-    let have = file_layers(&st);
-    if have == 0 {
-        return Err(LabError::Weights(
-            "no decoder layers: missing tensor model.layers.0.self_attn.q_proj.weight".into(),
-        ));
-    }
-    let d = ov.d.or(fc.hidden_size).unwrap_or(embed_shape[1]);
-    let vocab = ov.vocab.or(fc.vocab_size).unwrap_or(embed_shape[0]);
-    let d_ff = match ov.d_ff.or(fc.intermediate_size) {
-        Some(f) => f,
-        None => shape_of(&st, "model.layers.0.mlp.up_proj.weight")?[0],
-    };
-    let heads = ov.heads.or(fc.num_attention_heads).ok_or_else(|| {
-        LabError::Inconsistent(
-            "heads: the checkpoint has no config.json with num_attention_heads; pass --heads"
-                .into(),
-        )
-    })?;
-    let kv_heads = ov.kv_heads.or(fc.num_key_value_heads).unwrap_or(heads);
-    let layers = ov.layers.or(fc.num_hidden_layers).unwrap_or(have);
-    if layers > have {
-        return Err(LabError::Inconsistent(format!(
-            "layers = {layers} but the file has {have} decoder layers (model.layers.0..{})",
-            have - 1
-        )));
-    }
-    if let Some(act) = &fc.hidden_act {
-        if act != "silu" && base.mlp == crate::MlpKind::SwiGlu {
-            return Err(LabError::Weights(format!(
-                "config.json hidden_act = {act:?}; only \"silu\" (SwiGLU) is supported for LLaMA checkpoints"
-            )));
-        }
-    }
-    let tie = fc
-        .tie_word_embeddings
-        .unwrap_or_else(|| st.tensor("lm_head.weight").is_err());
-    let cfg = Config {
-        d,
-        heads,
-        kv_heads,
-        d_ff,
-        layers,
-        vocab,
-        eps: ov.eps.or(fc.rms_norm_eps).unwrap_or(1e-6),
-        rope_theta: ov.rope_theta.or(fc.rope_theta).unwrap_or(10000.0),
-        tie_embeddings: tie,
-        ..base.clone()
-    };
-    cfg.validate()?;
-    let dkv = kv_heads * cfg.d_head();
-    let embed = tensor(&st, "model.embed_tokens.weight", &[vocab, d])?;
-    let mut lw = Vec::with_capacity(layers);
-    for i in 0..layers {
+    .check(memory_budget)?;
+    let (d, d_ff, vocab) = (cfg.d, cfg.d_ff, cfg.vocab);
+    let dkv = cfg.kv_heads * cfg.d_head();
+    let t = |name: &str, shape: &[usize]| tensor(&st, &index, name, shape);
+    let embed = t("model.embed_tokens.weight", &[vocab, d])?;
+    let mut lw = Vec::with_capacity(cfg.layers);
+    for i in 0..cfg.layers {
         let p = |s: &str| format!("model.layers.{i}.{s}.weight");
         lw.push(LayerWeights {
             attn: AttnWeights {
-                q: tensor(&st, &p("self_attn.q_proj"), &[d, d])?,
-                k: tensor(&st, &p("self_attn.k_proj"), &[dkv, d])?,
-                v: tensor(&st, &p("self_attn.v_proj"), &[dkv, d])?,
-                o: tensor(&st, &p("self_attn.o_proj"), &[d, d])?,
+                q: t(&p("self_attn.q_proj"), &[d, d])?,
+                k: t(&p("self_attn.k_proj"), &[dkv, d])?,
+                v: t(&p("self_attn.v_proj"), &[dkv, d])?,
+                o: t(&p("self_attn.o_proj"), &[d, d])?,
             },
             mlp: MlpWeights {
                 gate: if base.mlp == crate::MlpKind::SwiGlu {
-                    tensor(&st, &p("mlp.gate_proj"), &[d_ff, d])?
+                    t(&p("mlp.gate_proj"), &[d_ff, d])?
                 } else {
                     vec![0.0; d_ff * d]
                 },
-                up: tensor(&st, &p("mlp.up_proj"), &[d_ff, d])?,
-                down: tensor(&st, &p("mlp.down_proj"), &[d, d_ff])?,
+                up: t(&p("mlp.up_proj"), &[d_ff, d])?,
+                down: t(&p("mlp.down_proj"), &[d, d_ff])?,
             },
-            attn_norm: tensor(&st, &p("input_layernorm"), &[d])?,
-            mlp_norm: tensor(&st, &p("post_attention_layernorm"), &[d])?,
-            attn_out_norm: optional_gain(&st, &p("attn_output_layernorm"), d)?,
-            mlp_out_norm: optional_gain(&st, &p("mlp_output_layernorm"), d)?,
+            attn_norm: t(&p("input_layernorm"), &[d])?,
+            mlp_norm: t(&p("post_attention_layernorm"), &[d])?,
+            attn_out_norm: optional_gain(&st, &index, &p("attn_output_layernorm"), d)?,
+            mlp_out_norm: optional_gain(&st, &index, &p("mlp_output_layernorm"), d)?,
         });
     }
-    let final_norm = tensor(&st, "model.norm.weight", &[d])?;
-    let lm_head = if tie {
+    let final_norm = t("model.norm.weight", &[d])?;
+    let lm_head = if cfg.tie_embeddings {
         None
     } else {
-        Some(tensor(&st, "lm_head.weight", &[vocab, d])?)
+        Some(t("lm_head.weight", &[vocab, d])?)
     };
     Ok((
         cfg,
@@ -267,4 +529,155 @@ pub fn load(
             lm_head,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// config.json of a small LLaMA with `extra` keys added.
+    fn config(extra: &str) -> String {
+        format!(
+            r#"{{"hidden_size": 8, "num_attention_heads": 2, "num_hidden_layers": 3,
+                "intermediate_size": 12, "vocab_size": 11, "hidden_act": "silu"{extra}}}"#
+        )
+    }
+
+    fn refused(extra: &str) -> String {
+        match FileConfig::parse(&config(extra)) {
+            Err(e @ LabError::Unsupported(_)) => e.to_string(),
+            other => panic!("{extra}: expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn keys_that_change_the_network_are_refused_by_name() {
+        let msg = refused(r#", "rope_scaling": {"rope_type": "llama3", "factor": 8.0}"#);
+        assert!(
+            msg.starts_with("config.json rope_scaling = {")
+                && msg.contains("the lab does not model rotary-embedding scaling")
+                && msg.contains("would differ from Hugging Face's"),
+            "{msg}"
+        );
+        let msg = refused(r#", "rope_scaling": {"type": "linear", "factor": 2.0}"#);
+        assert!(msg.contains("rope_scaling"), "{msg}");
+        let msg = refused(r#", "attention_bias": true"#);
+        assert!(
+            msg.starts_with("config.json attention_bias = true: the lab does not model biases"),
+            "{msg}"
+        );
+        let msg = refused(r#", "mlp_bias": true"#);
+        assert!(
+            msg.starts_with(
+                "config.json mlp_bias = true: the lab does not model biases in the MLP"
+            ),
+            "{msg}"
+        );
+        let msg = refused(r#", "head_dim": 8"#);
+        assert!(
+            msg.starts_with("config.json head_dim = 8: the lab does not model a head width")
+                && msg.contains("8 / 2 = 4"),
+            "{msg}"
+        );
+    }
+
+    /// The same keys with values that leave the network as the lab models it, and keys that do
+    /// not touch the forward pass, are accepted.
+    #[test]
+    fn harmless_values_and_keys_are_accepted() {
+        for extra in [
+            r#", "rope_scaling": null"#,
+            r#", "rope_scaling": {"rope_type": "default"}"#,
+            r#", "attention_bias": false, "mlp_bias": false"#,
+            r#", "head_dim": 4"#,
+            r#", "head_dim": null"#,
+            r#", "attention_dropout": 0.1, "max_position_embeddings": 2048, "torch_dtype": "bfloat16",
+                "bos_token_id": 1, "pretraining_tp": 1, "use_cache": true"#,
+        ] {
+            let fc = FileConfig::parse(&config(extra)).unwrap_or_else(|e| panic!("{extra}: {e}"));
+            assert_eq!(fc.hidden_size, Some(8));
+        }
+        assert_eq!(
+            FileConfig::parse(&config(r#", "head_dim": 4"#))
+                .unwrap()
+                .head_dim,
+            Some(4)
+        );
+    }
+
+    /// head_dim without hidden_size / num_attention_heads in the file is checked against the
+    /// values the load resolves (from flags or shapes).
+    #[test]
+    fn head_dim_is_checked_against_the_resolved_dimensions() {
+        let fc = FileConfig::parse(r#"{"head_dim": 16}"#).unwrap();
+        let index = Index {
+            shapes: [
+                ("model.embed_tokens.weight", vec![11, 8]),
+                ("model.layers.0.self_attn.q_proj.weight", vec![8, 8]),
+                ("model.layers.0.mlp.up_proj.weight", vec![12, 8]),
+            ]
+            .into_iter()
+            .map(|(n, s)| (n.to_string(), s))
+            .collect(),
+        };
+        let ov = Overrides {
+            heads: Some(2),
+            ..Overrides::default()
+        };
+        let base = Config {
+            mix_post_layers: 0,
+            ..Config::default_case()
+        };
+        let msg = resolve(&index, Some(&fc), &base, &ov)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("head_dim = 16") && msg.contains("8 / 2 = 4"),
+            "{msg}"
+        );
+        let fc = FileConfig::parse(r#"{"head_dim": 4}"#).unwrap();
+        assert_eq!(resolve(&index, Some(&fc), &base, &ov).unwrap().d_head(), 4);
+    }
+
+    #[test]
+    fn a_shard_named_in_the_index_is_refused() {
+        let index = r#"{"metadata": {"total_size": 1000}, "weight_map": {
+            "model.embed_tokens.weight": "model-00001-of-00002.safetensors",
+            "model.layers.0.self_attn.q_proj.weight": "model-00001-of-00002.safetensors",
+            "model.norm.weight": "model-00002-of-00002.safetensors"}}"#;
+        let msg = check_not_a_shard(index, "model-00002-of-00002.safetensors")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with(
+                "model-00002-of-00002.safetensors is one shard of a sharded checkpoint"
+            ) && msg.contains(
+                "over 2 files: model-00001-of-00002.safetensors, model-00002-of-00002.safetensors"
+            ) && msg.contains("merge the shards"),
+            "{msg}"
+        );
+        // A merged file beside an index that does not list it, or a one-file index: nothing to
+        // refuse.
+        assert!(check_not_a_shard(index, "model.safetensors").is_ok());
+        let one = r#"{"weight_map": {"model.norm.weight": "model.safetensors"}}"#;
+        assert!(check_not_a_shard(one, "model.safetensors").is_ok());
+        assert!(check_not_a_shard("not json", "model.safetensors").is_err());
+    }
+
+    #[test]
+    fn header_lengths_are_checked_against_the_file() {
+        let mut first = 100u64.to_le_bytes().to_vec();
+        assert_eq!(header_len(&first, 1000).unwrap(), 108);
+        assert!(header_len(&first, 107)
+            .unwrap_err()
+            .to_string()
+            .contains("announce a header of 100 bytes in a file of 107"));
+        first.truncate(5);
+        assert!(header_len(&first, 1000)
+            .unwrap_err()
+            .to_string()
+            .contains("not a valid safetensors file (shorter than the 8 bytes"));
+        let huge = u64::MAX.to_le_bytes();
+        assert!(header_len(&huge, u64::MAX).is_err());
+    }
 }

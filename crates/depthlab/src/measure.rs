@@ -28,9 +28,10 @@
 use crate::error::LabError;
 use crate::lanczos::{lanczos_top, LanczosOptions, NormEstimate};
 use crate::linalg::{dot, norm2};
-use crate::model::{Config, Gaussian, LayerCache, Model, Weights};
+use crate::model::{Config, Gaussian, LayerCache, LayerWeights, Model, Weights};
 use depthprod::{Enclosure, Family, Params, Plan, Variance};
 use serde::Serialize;
+use std::sync::Arc;
 
 /// Where x_1 comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,11 +67,31 @@ impl Default for Selection {
 pub struct LabSpec {
     pub cfg: Config,
     pub seed: u64,
-    /// Loaded weights; `None` draws them from the seed.
-    pub weights: Option<Weights>,
+    /// Loaded weights; `None` draws them from the seed. Shared with the model the run builds
+    /// (an `Arc`, not a copy: a checkpoint's f64 weights can be most of the memory a run has).
+    pub weights: Option<Arc<Weights>>,
     pub input: InputSpec,
     pub lanczos: LanczosOptions,
     pub select: Selection,
+    /// Bytes the run may use ([`crate::memory`]; [`crate::memory::DEFAULT_MEMORY_BUDGET`]
+    /// natively, less in wasm32): a larger estimate is refused before anything is allocated.
+    pub memory_budget: u64,
+}
+
+/// The largest `max_iter` accepted (each Lanczos iteration keeps one more T x d vector).
+pub const MAX_ITER: usize = 10_000;
+
+/// Threads the measurements run on at once: rayon's pool with `parallel`, else one. The memory
+/// estimate counts one Lanczos basis per thread.
+pub fn worker_threads() -> usize {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::current_num_threads().max(1)
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        1
+    }
 }
 
 /// A certified interval from the core.
@@ -462,21 +483,31 @@ fn input_seed(seed: u64) -> u64 {
     seed ^ 0x9e37_79b9_7f4a_7c15
 }
 
-/// Builds the model and x_1 for a spec (validating everything first).
-pub fn build(spec: &LabSpec) -> Result<(Model, Vec<f64>, Vec<u32>), LabError> {
-    let cfg = spec.cfg.clone();
-    cfg.validate()?;
+/// Validates a spec without allocating anything large: the configuration, the Lanczos options
+/// and the memory the run needs against `spec.memory_budget` ([`crate::memory`]). [`build`] (so
+/// every run) calls it first; shells may call it earlier to report bad input before they start.
+pub fn validate(spec: &LabSpec) -> Result<crate::memory::MemoryEstimate, LabError> {
+    spec.cfg.validate()?;
     float_ok("lanczos tol", spec.lanczos.tol, 1e-14, 1e-1)?;
-    if spec.lanczos.max_iter == 0 || spec.lanczos.max_iter > 10_000 {
+    if spec.lanczos.max_iter == 0 || spec.lanczos.max_iter > MAX_ITER {
         return Err(LabError::OutOfRange {
             name: "max_iter",
             value: spec.lanczos.max_iter.to_string(),
-            range: "an integer in [1, 10000]".into(),
+            range: format!("an integer in [1, {MAX_ITER}]"),
         });
     }
+    let estimate = crate::memory::estimate(&spec.cfg, 0, &spec.lanczos, &spec.select);
+    estimate.check(spec.memory_budget)?;
+    Ok(estimate)
+}
+
+/// Builds the model and x_1 for a spec (validating everything first, [`validate`]).
+pub fn build(spec: &LabSpec) -> Result<(Model, Vec<f64>, Vec<u32>), LabError> {
+    validate(spec)?;
+    let cfg = spec.cfg.clone();
     let weights = match &spec.weights {
-        Some(w) => w.clone(),
-        None => Weights::seeded(&cfg, &mut Gaussian::new(spec.seed)),
+        Some(w) => Arc::clone(w),
+        None => Arc::new(Weights::seeded(&cfg, &mut Gaussian::new(spec.seed))),
     };
     let mut rng = Gaussian::new(input_seed(spec.seed));
     let drawn: Vec<u32> = (0..cfg.tokens).map(|_| rng.token(cfg.vocab)).collect();
@@ -635,17 +666,30 @@ pub fn layer_gradients(
     xs: &[Vec<f64>],
     caches: &[LayerCache],
     ids: &[u32],
-) -> (f64, Vec<crate::model::LayerWeights>) {
+) -> (f64, Vec<LayerWeights>) {
+    let mut out: Vec<LayerWeights> = Vec::with_capacity(model.cfg.layers);
+    let loss = backpropagate(model, xs, caches, ids, |_, gw| out.push(gw));
+    out.reverse();
+    (loss, out)
+}
+
+/// The loss; hands each layer's parameter gradient to `each` (layer L first) as soon as it is
+/// computed, so a caller that keeps only norms never holds a second copy of the weights.
+fn backpropagate(
+    model: &Model,
+    xs: &[Vec<f64>],
+    caches: &[LayerCache],
+    ids: &[u32],
+    mut each: impl FnMut(usize, LayerWeights),
+) -> f64 {
     let big_l = model.cfg.layers;
     let (loss, mut g) = model.loss_and_grad(&xs[big_l], ids);
-    let mut out: Vec<crate::model::LayerWeights> = Vec::with_capacity(big_l);
     for l in (1..=big_l).rev() {
         let mut gw = model.weights.layers[l - 1].zeros_like();
         g = model.layer_vjp(l, &caches[l - 1], &g, Some(&mut gw));
-        out.push(gw);
+        each(l, gw);
     }
-    out.reverse();
-    (loss, out)
+    loss
 }
 
 fn check_finite(what: &str, x: &[f64]) -> Result<(), LabError> {
@@ -799,16 +843,14 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
 
     let (loss, grads) = if spec.select.gradients {
         ctx.emit(Event::Progress(STAGE_GRADIENTS, 0, 1));
-        let (loss, gws) = layer_gradients(&model, &xs, &caches, &ids);
-        let grads: Vec<Vec<(String, f64)>> = gws
-            .iter()
-            .map(|gw| {
-                gw.named()
-                    .into_iter()
-                    .map(|(name, t)| (name.to_string(), norm2(t)))
-                    .collect()
-            })
-            .collect();
+        let mut grads: Vec<Vec<(String, f64)>> = vec![Vec::new(); big_l];
+        let loss = backpropagate(&model, &xs, &caches, &ids, |l, gw| {
+            grads[l - 1] = gw
+                .named()
+                .into_iter()
+                .map(|(name, t)| (name.to_string(), norm2(t)))
+                .collect();
+        });
         for (i, g) in grads.iter().enumerate() {
             ctx.emit(Event::Layer(Box::new(LayerUpdate {
                 layer: i + 1,

@@ -13,6 +13,7 @@ use crate::ops::{
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
+use std::sync::Arc;
 
 /// Where the norms sit in each block (the paper's comparisons; docs/MATH.md, section 9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -28,7 +29,8 @@ pub enum Placement {
     DeepNorm,
     /// h = x + N1b(Attn(N1(x))); y = h + N2b(MLP(N2(h))).
     Sandwich,
-    /// Post for layers 1..=k (`mix_post_layers`), Pre after.
+    /// Post for layers 1..=k (`mix_post_layers`), Pre after; the shells' default k is
+    /// [`Config::default_mix_post_layers`], max(1, floor(L/4)).
     Mix,
 }
 
@@ -84,7 +86,8 @@ pub struct Config {
     pub init_std: f64,
     /// Output projections (o_proj, down_proj) drawn with std init_std / sqrt(2 L).
     pub scaled_init: bool,
-    /// Mix-LN: the number k of leading Post-LN layers.
+    /// Mix-LN: the number k of leading Post-LN layers (0 makes Mix-LN Pre-LN; the shells default
+    /// to [`Config::default_mix_post_layers`]).
     pub mix_post_layers: usize,
     /// DeepNorm's residual multiplier alpha; `None` = (2 L)^(1/4), DeepNet's decoder-only value.
     pub deepnorm_alpha: Option<f64>,
@@ -149,6 +152,30 @@ impl Config {
         }
     }
 
+    /// Mix-LN's default k for L layers: max(1, floor(L/4)). Mix-LN puts Post-LN in the first
+    /// quarter of the layers (its alpha = 0.25); for L < 4 the quarter rounds down to none, which
+    /// would silently measure Pre-LN under the name "mix", so at least one layer is Post-LN.
+    pub fn default_mix_post_layers(layers: usize) -> usize {
+        (layers / 4).max(1)
+    }
+
+    /// The integer parameters [`Config::validate`] range-checks, in its order, as (name, value,
+    /// lowest, highest) given the rest of the configuration (heads <= d, kv_heads <= heads,
+    /// mix_post_layers <= layers). Shells use the ranges to word a value they could not even put
+    /// in a `usize` (a negative number on the command line) as `validate` words the others.
+    pub fn integer_params(&self) -> [(&'static str, usize, usize, usize); 8] {
+        [
+            ("d", self.d, 2, MAX_D),
+            ("heads", self.heads, 1, self.d),
+            ("kv_heads", self.kv_heads, 1, self.heads),
+            ("d_ff", self.d_ff, 1, MAX_D_FF),
+            ("tokens", self.tokens, 2, MAX_TOKENS),
+            ("layers", self.layers, 1, MAX_LAYERS),
+            ("vocab", self.vocab, 2, MAX_VOCAB),
+            ("mix_post_layers", self.mix_post_layers, 0, self.layers),
+        ]
+    }
+
     /// DeepNorm's alpha in use.
     pub fn deepnorm_alpha(&self) -> f64 {
         self.deepnorm_alpha
@@ -159,16 +186,13 @@ impl Config {
         self.d / self.heads.max(1)
     }
 
-    /// Checks every dimension and option; the message names the parameter and its range.
+    /// Checks every dimension and option; the message names the parameter and its range. Memory
+    /// is checked separately, against a budget the caller gives ([`crate::memory`],
+    /// [`crate::measure::validate`]).
     pub fn validate(&self) -> Result<(), LabError> {
-        range_check("d", self.d, 2, MAX_D)?;
-        range_check("heads", self.heads, 1, self.d)?;
-        range_check("kv_heads", self.kv_heads, 1, self.heads)?;
-        range_check("d_ff", self.d_ff, 1, MAX_D_FF)?;
-        range_check("tokens", self.tokens, 2, MAX_TOKENS)?;
-        range_check("layers", self.layers, 1, MAX_LAYERS)?;
-        range_check("vocab", self.vocab, 2, MAX_VOCAB)?;
-        range_check("mix_post_layers", self.mix_post_layers, 0, self.layers)?;
+        for (name, value, lo, hi) in self.integer_params() {
+            range_check(name, value, lo, hi)?;
+        }
         float_check("eps", self.eps, 1e-12, 1e-1)?;
         float_check("rope_theta", self.rope_theta, 1.0, 1e9)?;
         float_check("init_std", self.init_std, 0.0, 10.0)?;
@@ -417,16 +441,21 @@ impl Weights {
                 mlp_out_norm: vec![1.0; d],
             })
             .collect();
-        let lm_head = rng.normals(v * d, s);
+        // The unembedding is drawn last, so a tied network skips its draws without storing
+        // them (same generator state after, no vocab x d vector allocated for nothing).
+        let lm_head = if cfg.tie_embeddings {
+            (0..v * d).for_each(|_| {
+                rng.normal();
+            });
+            None
+        } else {
+            Some(rng.normals(v * d, s))
+        };
         Weights {
             embed,
             layers,
             final_norm: vec![1.0; d],
-            lm_head: if cfg.tie_embeddings {
-                None
-            } else {
-                Some(lm_head)
-            },
+            lm_head,
         }
     }
 
@@ -460,7 +489,9 @@ pub struct LayerCache {
 #[derive(Debug, Clone)]
 pub struct Model {
     pub cfg: Config,
-    pub weights: Weights,
+    /// Shared, not copied, with the [`crate::LabSpec`] that loaded them (`Arc::make_mut` for a
+    /// modified copy).
+    pub weights: Arc<Weights>,
     rope: Rope,
 }
 
@@ -471,7 +502,8 @@ enum Which {
 }
 
 impl Model {
-    pub fn new(cfg: Config, weights: Weights) -> Result<Model, LabError> {
+    pub fn new(cfg: Config, weights: impl Into<Arc<Weights>>) -> Result<Model, LabError> {
+        let weights = weights.into();
         cfg.validate()?;
         if weights.layers.len() < cfg.layers {
             return Err(LabError::Inconsistent(format!(

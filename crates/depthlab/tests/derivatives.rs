@@ -140,7 +140,7 @@ fn parameter_gradients_match_finite_differences() {
                 .sum();
             let loss_at = |h: f64| {
                 let mut m = m0.clone();
-                for (t, d) in m.weights.layers[l - 1]
+                for (t, d) in std::sync::Arc::make_mut(&mut m.weights).layers[l - 1]
                     .named_mut_for_tests()
                     .into_iter()
                     .zip(&dir)

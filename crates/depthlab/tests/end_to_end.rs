@@ -44,6 +44,7 @@ fn warm_started_norms_match_cold_starts() {
                 gradients: false,
                 angular: false,
             },
+            memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
         };
         let report = depthlab::run(&spec, &|_, _, _| {}).unwrap();
         let (model, x1, _) = build(&spec).unwrap();

@@ -198,6 +198,7 @@ fn variance_grows_under_pre_ln_and_more_slowly_under_lns() {
                     gradients: false,
                     angular: false,
                 },
+                memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
             };
             let r = depthlab::run(&spec, &|_, _, _| {}).unwrap();
             r.final_variance / r.layers[0].variance
@@ -288,4 +289,92 @@ fn bad_dimensions_are_named() {
         let msg = cfg.validate().unwrap_err().to_string();
         assert!(msg.contains(want), "{msg:?} should contain {want:?}");
     }
+}
+
+/// Mix-LN's default k is max(1, floor(L/4)): the quarter of the layers, but at least one, so a
+/// shallow "mix" is not Pre-LN under another name.
+#[test]
+fn mix_ln_defaults_to_at_least_one_post_ln_layer() {
+    let ks = [1, 2, 3, 4, 7, 8, 32].map(Config::default_mix_post_layers);
+    assert_eq!(ks, [1, 1, 1, 1, 1, 2, 8]);
+    let pre = tiny(Placement::Pre);
+    let mix = Config {
+        placement: Placement::Mix,
+        mix_post_layers: Config::default_mix_post_layers(pre.layers),
+        ..pre.clone()
+    };
+    let w = Weights::seeded(&pre, &mut Gaussian::new(3));
+    let x1 = Gaussian::new(4).normals(pre.tokens * pre.d, 1.0);
+    let out = |cfg: &Config| {
+        let m = Model::new(cfg.clone(), w.clone()).unwrap();
+        m.forward(&x1).0
+    };
+    let (a, b) = (out(&pre), out(&mix));
+    assert_ne!(a[1], b[1], "layer 1 of mix at L = 3 must be Post-LN");
+    // Layer 1 is Post-LN: its output rows are RMS-normalised (unit gains).
+    for row in b[1].chunks(pre.d) {
+        let ms = row.iter().map(|v| v * v).sum::<f64>() / pre.d as f64;
+        assert!((ms - 1.0).abs() < 1e-5, "mean square {ms}");
+    }
+}
+
+/// A tied network skips the unembedding's draws without storing them: the same embedding and
+/// layers as the untied network of the same seed, and the generator left in the same state.
+#[test]
+fn tied_seeded_weights_draw_the_same_stream() {
+    let untied = tiny(Placement::Pre);
+    let tied = Config {
+        tie_embeddings: true,
+        ..untied.clone()
+    };
+    let (mut ra, mut rb) = (Gaussian::new(8), Gaussian::new(8));
+    let (a, b) = (
+        Weights::seeded(&untied, &mut ra),
+        Weights::seeded(&tied, &mut rb),
+    );
+    assert!(a.lm_head.is_some() && b.lm_head.is_none());
+    assert_eq!(a.embed, b.embed);
+    assert_eq!(a.layers[2].mlp.down, b.layers[2].mlp.down);
+    assert_eq!(ra.normal(), rb.normal());
+}
+
+/// Every run's memory is estimated before anything is allocated: a spec over its budget is
+/// refused by `validate` (so by `run`, before the weights are drawn) with the estimate in the
+/// message. The audit's example: a 2^20 x 8192 embedding and unembedding.
+#[test]
+fn runs_over_the_memory_budget_are_refused_before_allocating() {
+    let spec = LabSpec {
+        cfg: Config {
+            vocab: 1 << 20,
+            d: 8192,
+            heads: 64,
+            kv_heads: 64,
+            layers: 1,
+            tokens: 2,
+            mix_post_layers: 0,
+            ..Config::default_case()
+        },
+        seed: 1,
+        weights: None,
+        input: InputSpec::Tokens(None),
+        lanczos: LanczosOptions::default(),
+        select: Selection::default(),
+        memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
+    };
+    let msg = depthlab::run(&spec, &|_, _, _| {}).unwrap_err().to_string();
+    // 2 x 2^20 x 8192 + one layer (4 d^2 + 3 d d_ff + 4 d, d_ff = 344) + the final gain.
+    let params: u64 = 2 * (1 << 20) * 8192 + 4 * 8192 * 8192 + 3 * 344 * 8192 + 5 * 8192;
+    let e = depthlab::measure::validate(&LabSpec {
+        memory_budget: u64::MAX,
+        ..spec
+    })
+    .unwrap();
+    assert_eq!(e.weights, 8 * params);
+    // The activations' largest stage is the gradient of the one layer (2.2 GB of 2.3).
+    assert_eq!(e.total(), e.weights + e.activations);
+    assert!(
+        msg.starts_with("this network needs about 141.9 GB of memory (weights 139.7 GB as f64, activations 2.3 GB)")
+            && msg.ends_with("the limit is 8 GB — use smaller d, d_ff, layers or vocab"),
+        "{msg}"
+    );
 }

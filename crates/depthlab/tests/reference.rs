@@ -2,7 +2,9 @@
 //! committed): every norm placement must agree to 1e-9 relative. Also: bad weights files.
 
 use depthlab::lanczos::LanczosOptions;
-use depthlab::{Config, FileConfig, InputSpec, LabSpec, Overrides, Placement, Selection};
+use depthlab::{
+    Config, FileConfig, InputSpec, LabSpec, Overrides, Placement, Selection, DEFAULT_MEMORY_BUDGET,
+};
 use safetensors::tensor::TensorView;
 use safetensors::{Dtype, SafeTensors};
 use serde_json::Value;
@@ -19,11 +21,13 @@ fn files() -> (Vec<u8>, FileConfig, Value) {
     (bytes, cfg, expected)
 }
 
+/// The run options as the shells pass them to `load`: Mix-LN's k is set after the load, from the
+/// file's L (`Config::default_mix_post_layers`), so 0 here.
 fn base(placement: Placement, tokens: usize) -> Config {
     Config {
         placement,
         tokens,
-        mix_post_layers: 1,
+        mix_post_layers: 0,
         ..Config::default_case()
     }
 }
@@ -46,24 +50,30 @@ fn agrees_with_pytorch_for_every_placement() {
         .map(|v| v.as_u64().unwrap() as u32)
         .collect();
     for placement in Placement::ALL {
-        let (cfg, w) = depthlab::load(
+        let (mut cfg, w) = depthlab::load(
             &bytes,
             Some(&fc),
             &base(placement, ids.len()),
             &Overrides::default(),
+            DEFAULT_MEMORY_BUDGET,
         )
         .unwrap();
+        // The reference's Mix-LN has k = 1 Post-LN layer of L = 3: the default k, max(1,
+        // floor(L/4)), so "mix" is reproduced without passing k (floor(L/4) = 0 was Pre-LN).
+        cfg.mix_post_layers = Config::default_mix_post_layers(cfg.layers);
+        assert_eq!((cfg.layers, cfg.mix_post_layers), (3, 1));
         let want = &expected["placements"][placement.name()];
         let spec = LabSpec {
             cfg,
             seed: 0,
-            weights: Some(w),
+            weights: Some(std::sync::Arc::new(w)),
             input: InputSpec::Tokens(Some(ids.clone())),
             lanczos: LanczosOptions {
                 tol: 1e-12,
                 ..LanczosOptions::default()
             },
             select: Selection::default(),
+            memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
         };
         let r = depthlab::run(&spec, &|_, _, _| {}).unwrap();
         let name = placement.name();
@@ -139,9 +149,15 @@ fn rewrite(edit: impl Fn(&str, &mut Vec<usize>, &mut Vec<u8>) -> bool) -> Vec<u8
 
 fn load_err(bytes: &[u8], ov: &Overrides) -> String {
     let fc = files().1;
-    depthlab::load(bytes, Some(&fc), &base(Placement::Pre, 3), ov)
-        .unwrap_err()
-        .to_string()
+    depthlab::load(
+        bytes,
+        Some(&fc),
+        &base(Placement::Pre, 3),
+        ov,
+        DEFAULT_MEMORY_BUDGET,
+    )
+    .unwrap_err()
+    .to_string()
 }
 
 #[test]
@@ -238,6 +254,7 @@ fn f32_f16_bf16_files_load() {
             Some(&fc),
             &base(Placement::Pre, 3),
             &Overrides::default(),
+            DEFAULT_MEMORY_BUDGET,
         )
         .unwrap();
         // Relative error of each conversion: 2^-24 (f32, nearest), 2^-11 (f16, nearest), 2^-7 (bf16 by
@@ -274,4 +291,145 @@ fn f16_bits(v: f64) -> u16 {
         ei += 1;
     }
     sign | ((ei as u16) << 10) | mi as u16
+}
+
+/// The reference file with the tensors `keep` accepts and `extra` (name, shape) zero tensors.
+fn with_tensors(keep: impl Fn(&str) -> bool, extra: &[(&str, Vec<usize>)]) -> Vec<u8> {
+    let bytes = std::fs::read(format!("{DIR}/weights.safetensors")).unwrap();
+    let st = SafeTensors::deserialize(&bytes).unwrap();
+    let mut owned: Vec<(String, Vec<usize>, Vec<u8>)> = st
+        .tensors()
+        .into_iter()
+        .filter(|(n, _)| keep(n))
+        .map(|(n, t)| (n, t.shape().to_vec(), t.data().to_vec()))
+        .collect();
+    for (name, shape) in extra {
+        let len = 8 * shape.iter().product::<usize>();
+        owned.push((name.to_string(), shape.clone(), vec![0; len]));
+    }
+    let views: Vec<(String, TensorView<'_>)> = owned
+        .iter()
+        .map(|(n, s, d)| {
+            (
+                n.clone(),
+                TensorView::new(Dtype::F64, s.clone(), d).unwrap(),
+            )
+        })
+        .collect();
+    safetensors::serialize(views, None).unwrap()
+}
+
+/// A bias tensor means a network with biases (Qwen2's q/k/v, or attention_bias without the key
+/// in config.json): refused by name, not loaded without it.
+#[test]
+fn bias_tensors_are_refused() {
+    let biased = with_tensors(
+        |_| true,
+        &[("model.layers.0.self_attn.q_proj.bias", vec![8])],
+    );
+    let msg = load_err(&biased, &Overrides::default());
+    assert!(
+        msg.starts_with(
+            "tensor model.layers.0.self_attn.q_proj.bias: the lab does not model biases"
+        ) && msg.contains("would differ from Hugging Face's"),
+        "{msg}"
+    );
+}
+
+/// One shard of a two-shard checkpoint: the first holds the embedding and layers 0-1, the second
+/// layer 2, the final norm and lm_head. Each is refused with the likely reason.
+#[test]
+fn shards_are_recognised() {
+    let first = with_tensors(
+        |n| {
+            !(n.starts_with("model.layers.2.") || n == "model.norm.weight" || n == "lm_head.weight")
+        },
+        &[],
+    );
+    let msg = load_err(&first, &Overrides::default());
+    assert!(
+        msg.contains("layers = 3 but the file has 2 decoder layers (model.layers.0..1) (config.json's num_hidden_layers): is the file one shard of a sharded checkpoint?"),
+        "{msg}"
+    );
+    // A prefix is still a valid measurement when asked for, but the missing final norm is named
+    // with the same reason.
+    let msg = load_err(
+        &first,
+        &Overrides {
+            layers: Some(2),
+            ..Overrides::default()
+        },
+    );
+    assert!(
+        msg.contains("missing tensor model.norm.weight, while the file holds other tensors of the model: is it one shard of a sharded checkpoint"),
+        "{msg}"
+    );
+    let second = with_tensors(
+        |n| n.starts_with("model.layers.2.") || n == "model.norm.weight" || n == "lm_head.weight",
+        &[],
+    );
+    let msg = load_err(&second, &Overrides::default());
+    assert!(
+        msg.contains(
+            "missing tensor model.embed_tokens.weight, while the file holds other tensors"
+        ),
+        "{msg}"
+    );
+}
+
+/// The configuration from the header alone is the one the load uses; a header that does not
+/// describe the whole file is refused before anything is read.
+#[test]
+fn the_header_alone_resolves_the_configuration() {
+    let (bytes, fc, _) = files();
+    let len = bytes.len() as u64;
+    let n = depthlab::load::header_len(&bytes[..8], len).unwrap();
+    let base = base(Placement::Pre, 3);
+    let from_header =
+        depthlab::load::resolve_header(&bytes[..n], len, Some(&fc), &base, &Overrides::default())
+            .unwrap();
+    let (loaded, _) = depthlab::load(
+        &bytes,
+        Some(&fc),
+        &base,
+        &Overrides::default(),
+        DEFAULT_MEMORY_BUDGET,
+    )
+    .unwrap();
+    assert_eq!(from_header, loaded);
+    let msg = depthlab::load::resolve_header(
+        &bytes[..n],
+        len + 8,
+        Some(&fc),
+        &base,
+        &Overrides::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        msg.contains("not a valid safetensors file (its header describes"),
+        "{msg}"
+    );
+}
+
+/// The load checks the file plus its f64 weights against the budget before widening anything.
+#[test]
+fn the_load_respects_its_memory_budget() {
+    let (bytes, fc, _) = files();
+    let err = depthlab::load(
+        &bytes,
+        Some(&fc),
+        &base(Placement::Pre, 3),
+        &Overrides::default(),
+        1000,
+    )
+    .unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(err, depthlab::LabError::TooLarge { budget: 1000, .. })
+            && msg.starts_with("this network needs about ")
+            && msg.contains(" kB as f64, the checkpoint file ")
+            && msg.contains("the limit is 1 kB"),
+        "{msg}"
+    );
 }

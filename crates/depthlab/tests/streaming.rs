@@ -19,6 +19,7 @@ fn spec(cfg: Config) -> LabSpec {
         input: InputSpec::Tokens(None),
         lanczos: LanczosOptions::default(),
         select: Selection::default(),
+        memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
     }
 }
 

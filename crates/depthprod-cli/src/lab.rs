@@ -3,12 +3,14 @@
 //! `depthlab::run` and prints a table or the JSON of the CLI contract. No mathematics here.
 
 use clap::{Args, ValueEnum};
+use depthlab::measure::MAX_ITER;
 use depthlab::{
-    Config, FileConfig, InputSpec, LabSpec, LanczosOptions, MlpKind, NormKind, Overrides,
-    Placement, Report, Selection,
+    Config, FileConfig, InputSpec, LabError, LabSpec, LanczosOptions, MlpKind, NormEstimate,
+    NormKind, Overrides, Placement, Report, Selection,
 };
 use serde_json::{json, Value};
-use std::io::{IsTerminal, Write};
+use std::io::{IsTerminal, Read, Write};
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum NormArg {
@@ -47,26 +49,26 @@ pub struct LabArgs {
     #[arg(long, value_enum, default_value = "pre")]
     norm: NormArg,
     /// Model width d (default 128; from the file with --weights).
-    #[arg(long)]
-    d: Option<usize>,
+    #[arg(long, allow_negative_numbers = true)]
+    d: Option<i64>,
     /// Attention heads h (default 4).
-    #[arg(long)]
-    heads: Option<usize>,
+    #[arg(long, allow_negative_numbers = true)]
+    heads: Option<i64>,
     /// Key/value heads (grouped-query attention; default = heads).
-    #[arg(long = "kv-heads")]
-    kv_heads: Option<usize>,
+    #[arg(long = "kv-heads", allow_negative_numbers = true)]
+    kv_heads: Option<i64>,
     /// MLP width d_ff (default 344).
-    #[arg(long = "d-ff")]
-    d_ff: Option<usize>,
+    #[arg(long = "d-ff", allow_negative_numbers = true)]
+    d_ff: Option<i64>,
     /// Sequence length T (default 32).
-    #[arg(long)]
-    tokens: Option<usize>,
+    #[arg(long, allow_negative_numbers = true)]
+    tokens: Option<i64>,
     /// Number of layers L (default 32; with --weights at most the file's count).
-    #[arg(long)]
-    layers: Option<usize>,
+    #[arg(long, allow_negative_numbers = true)]
+    layers: Option<i64>,
     /// Vocabulary size of seeded networks (default 256).
-    #[arg(long)]
-    vocab: Option<usize>,
+    #[arg(long, allow_negative_numbers = true)]
+    vocab: Option<i64>,
     /// Init std sigma of every matrix (0.02 as in the paper's configs); also the sigma of A and B.
     #[arg(
         long = "init-std",
@@ -108,9 +110,10 @@ pub struct LabArgs {
     /// Scale the output projections' init std by 1/sqrt(2 L).
     #[arg(long = "scaled-init")]
     scaled_init: bool,
-    /// Mix-LN: number of leading Post-LN layers (default L/4, rounded down).
-    #[arg(long = "mix-post-layers")]
-    mix_post_layers: Option<usize>,
+    /// Mix-LN: number k of leading Post-LN layers (default max(1, floor(L/4)): Mix-LN's quarter,
+    /// at least one layer, so "mix" is never Pre-LN).
+    #[arg(long = "mix-post-layers", allow_negative_numbers = true)]
+    mix_post_layers: Option<i64>,
     /// DeepNorm residual multiplier alpha (default (2 L)^(1/4)).
     #[arg(long = "deepnorm-alpha", allow_negative_numbers = true)]
     deepnorm_alpha: Option<f64>,
@@ -120,15 +123,108 @@ pub struct LabArgs {
     /// Relative tolerance of the Lanczos iterations (residual / Rayleigh quotient).
     #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
     tol: f64,
-    /// Iteration cap of each Lanczos run.
-    #[arg(long = "max-iter", default_value_t = 300)]
-    max_iter: usize,
+    /// Iteration cap of each Lanczos run (a norm that reaches it unconverged is marked * in the
+    /// table, with a warning on stderr).
+    #[arg(
+        long = "max-iter",
+        default_value_t = 300,
+        allow_negative_numbers = true
+    )]
+    max_iter: i64,
     /// Skip the end-to-end norms (the costliest measurement: L(L+1)/2 layer passes per step).
     #[arg(long = "no-end-to-end")]
     no_end_to_end: bool,
+    /// Memory the run may use, in GB (10^9 bytes): a run estimated above it is refused before
+    /// anything is allocated, instead of aborting when an allocation fails.
+    #[arg(
+        long = "memory-limit",
+        value_name = "GB",
+        default_value_t = depthlab::DEFAULT_MEMORY_BUDGET as f64 / 1e9,
+        allow_negative_numbers = true
+    )]
+    memory_limit: f64,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
+}
+
+/// A dimension flag as given. Clap parses an i64, so that "-5" is a value (not clap's "unexpected
+/// argument"); a negative one is left out of the configuration here and reported by
+/// [`negative_flag`] with the range `Config::validate` would give.
+fn size(v: Option<i64>) -> Option<usize> {
+    v.and_then(|x| usize::try_from(x).ok())
+}
+
+/// The first negative dimension flag, in `Config::validate`'s order, as its range error with the
+/// run's other values (`heads` is at most the d the run would use, ...).
+fn negative_flag(args: &LabArgs, cfg: &Config) -> Result<(), String> {
+    let given = [
+        ("d", args.d),
+        ("heads", args.heads),
+        ("kv_heads", args.kv_heads),
+        ("d_ff", args.d_ff),
+        ("tokens", args.tokens),
+        ("layers", args.layers),
+        ("vocab", args.vocab),
+        ("mix_post_layers", args.mix_post_layers),
+    ];
+    let out_of_range = |name, value: i64, lo: usize, hi: usize| {
+        Err(LabError::OutOfRange {
+            name,
+            value: value.to_string(),
+            range: format!("an integer in [{lo}, {hi}]"),
+        }
+        .to_string())
+    };
+    for (name, _, lo, hi) in cfg.integer_params() {
+        if let Some((_, Some(v))) = given.iter().find(|(n, _)| *n == name) {
+            if *v < 0 {
+                return out_of_range(name, *v, lo, hi);
+            }
+        }
+    }
+    if args.max_iter < 0 {
+        return out_of_range("max_iter", args.max_iter, 1, MAX_ITER);
+    }
+    Ok(())
+}
+
+/// `--memory-limit` in bytes.
+fn memory_budget(args: &LabArgs) -> Result<u64, String> {
+    let gb = args.memory_limit;
+    if gb.is_finite() && gb > 0.0 {
+        // A float-to-int `as` saturates: a huge limit is u64::MAX bytes, i.e. no limit.
+        Ok((gb * 1e9) as u64)
+    } else {
+        Err(format!(
+            "memory-limit = {gb} is out of range: expected a positive number of GB"
+        ))
+    }
+}
+
+/// A lab error as the CLI's one line; a memory refusal also names the flag that raises the limit.
+fn lab_error(e: LabError) -> String {
+    match e {
+        LabError::TooLarge { .. } => format!("{e}, or raise --memory-limit (in GB)"),
+        e => e.to_string(),
+    }
+}
+
+/// The length of the file at `path` and its safetensors header (the first
+/// `depthlab::load::header_len` bytes), read without reading the tensors.
+fn read_header(path: &str) -> Result<(u64, Vec<u8>), String> {
+    let cannot = |e: std::io::Error| format!("--weights: cannot read {path}: {e}");
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    let len = file.metadata().map_err(cannot)?.len();
+    let mut header = Vec::with_capacity(8);
+    (&mut file)
+        .take(8)
+        .read_to_end(&mut header)
+        .map_err(cannot)?;
+    let n = depthlab::load::header_len(&header, len).map_err(lab_error)?;
+    header.resize(n, 0);
+    file.read_exact(&mut header[8..]).map_err(cannot)?;
+    Ok((len, header))
 }
 
 fn parse_ids(text: &str) -> Result<Vec<u32>, String> {
@@ -156,8 +252,9 @@ fn spec(args: &LabArgs) -> Result<LabSpec, String> {
         NormArg::Sandwich => Placement::Sandwich,
         NormArg::Mix => Placement::Mix,
     };
+    let budget = memory_budget(args)?;
     let ids = args.input_ids.as_deref().map(parse_ids).transpose()?;
-    if let (Some(ids), Some(t)) = (&ids, args.tokens) {
+    if let (Some(ids), Some(t)) = (&ids, size(args.tokens)) {
         if ids.len() != t {
             return Err(format!(
                 "--input-ids has {} ids but --tokens is {t}",
@@ -165,7 +262,9 @@ fn spec(args: &LabArgs) -> Result<LabSpec, String> {
             ));
         }
     }
-    let tokens = args.tokens.or(ids.as_ref().map(|v| v.len())).unwrap_or(32);
+    let tokens = size(args.tokens)
+        .or(ids.as_ref().map(|v| v.len()))
+        .unwrap_or(32);
     let defaults = Config::default_case();
     let mut base = Config {
         placement,
@@ -184,71 +283,101 @@ fn spec(args: &LabArgs) -> Result<LabSpec, String> {
         tie_embeddings: args.tie_embeddings,
         ..defaults.clone()
     };
+    let lanczos = LanczosOptions {
+        tol: args.tol,
+        max_iter: usize::try_from(args.max_iter).unwrap_or(0),
+        ..LanczosOptions::default()
+    };
+    let select = Selection {
+        end_to_end: !args.no_end_to_end,
+        ..Selection::default()
+    };
+    let mix = |layers: usize| {
+        size(args.mix_post_layers).unwrap_or(Config::default_mix_post_layers(layers))
+    };
     let (cfg, weights) = match &args.weights {
         Some(path) => {
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("--weights: cannot read {path}: {e}"))?;
-            let config_path = std::path::Path::new(path).with_file_name("config.json");
-            let file_cfg = match std::fs::read_to_string(&config_path) {
-                Ok(text) => Some(FileConfig::parse(&text).map_err(|e| e.to_string())?),
+            let beside = |name: &str| std::path::Path::new(path).with_file_name(name);
+            let file_cfg = match std::fs::read_to_string(beside("config.json")) {
+                Ok(text) => Some(FileConfig::parse(&text).map_err(lab_error)?),
                 Err(_) => None,
             };
+            if let Ok(index) = std::fs::read_to_string(beside("model.safetensors.index.json")) {
+                let name = std::path::Path::new(path)
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or_default();
+                depthlab::load::check_not_a_shard(&index, name).map_err(lab_error)?;
+            }
             let ov = Overrides {
-                d: args.d,
-                heads: args.heads,
-                kv_heads: args.kv_heads,
-                d_ff: args.d_ff,
-                layers: args.layers,
-                vocab: args.vocab,
+                d: size(args.d),
+                heads: size(args.heads),
+                kv_heads: size(args.kv_heads),
+                d_ff: size(args.d_ff),
+                layers: size(args.layers),
+                vocab: size(args.vocab),
                 eps: args.eps,
                 rope_theta: args.rope_theta,
             };
             base.mix_post_layers = 0;
+            // The configuration and the memory the load and the run need, from the header alone:
+            // the file is read (and widened to f64) only once it is known to fit.
+            let (file_len, header) = read_header(path)?;
+            let planned =
+                depthlab::load::resolve_header(&header, file_len, file_cfg.as_ref(), &base, &ov)
+                    .map_err(lab_error)?;
+            let planned = Config {
+                mix_post_layers: mix(planned.layers),
+                ..planned
+            };
+            negative_flag(args, &planned)?;
+            depthlab::memory::estimate(&planned, file_len, &lanczos, &select)
+                .check(budget)
+                .map_err(lab_error)?;
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("--weights: cannot read {path}: {e}"))?;
             let (mut cfg, w) =
-                depthlab::load(&bytes, file_cfg.as_ref(), &base, &ov).map_err(|e| e.to_string())?;
-            cfg.mix_post_layers = args.mix_post_layers.unwrap_or(cfg.layers / 4);
-            (cfg, Some(w))
+                depthlab::load(&bytes, file_cfg.as_ref(), &base, &ov, budget).map_err(lab_error)?;
+            cfg.mix_post_layers = mix(cfg.layers);
+            (cfg, Some(Arc::new(w)))
         }
         None => {
-            let heads = args.heads.unwrap_or(defaults.heads);
-            let layers = args.layers.unwrap_or(defaults.layers);
+            let heads = size(args.heads).unwrap_or(defaults.heads);
+            let layers = size(args.layers).unwrap_or(defaults.layers);
             let cfg = Config {
-                d: args.d.unwrap_or(defaults.d),
+                d: size(args.d).unwrap_or(defaults.d),
                 heads,
-                kv_heads: args.kv_heads.unwrap_or(heads),
-                d_ff: args.d_ff.unwrap_or(defaults.d_ff),
+                kv_heads: size(args.kv_heads).unwrap_or(heads),
+                d_ff: size(args.d_ff).unwrap_or(defaults.d_ff),
                 layers,
-                vocab: args.vocab.unwrap_or(defaults.vocab),
+                vocab: size(args.vocab).unwrap_or(defaults.vocab),
                 eps: args.eps.unwrap_or(defaults.eps),
                 rope_theta: args.rope_theta.unwrap_or(defaults.rope_theta),
-                mix_post_layers: args.mix_post_layers.unwrap_or(layers / 4),
+                mix_post_layers: mix(layers),
                 ..base
             };
+            negative_flag(args, &cfg)?;
             (cfg, None)
         }
     };
-    cfg.validate().map_err(|e| e.to_string())?;
     let input = match args.input {
         InputArg::Tokens => InputSpec::Tokens(ids),
         InputArg::Gaussian => InputSpec::Gaussian {
             std: args.input_std,
         },
     };
-    Ok(LabSpec {
+    let spec = LabSpec {
         cfg,
         seed: args.seed,
         weights,
         input,
-        lanczos: LanczosOptions {
-            tol: args.tol,
-            max_iter: args.max_iter,
-            ..LanczosOptions::default()
-        },
-        select: Selection {
-            end_to_end: !args.no_end_to_end,
-            ..Selection::default()
-        },
-    })
+        lanczos,
+        select,
+        memory_budget: budget,
+    };
+    // Every range, the Lanczos options and the memory estimate, before the run allocates.
+    depthlab::measure::validate(&spec).map_err(lab_error)?;
+    Ok(spec)
 }
 
 /// Runs `depthprod lab`; the text to print, or a one-line error.
@@ -274,12 +403,97 @@ pub fn run(args: &LabArgs) -> Result<String, String> {
             let _ = writeln!(e, "lab: {phase} done ({total})");
         }
     };
-    let report = depthlab::run(&spec, &progress).map_err(|e| e.to_string())?;
+    let report = depthlab::run(&spec, &progress).map_err(lab_error)?;
+    if let Some(line) = convergence_warning(&report) {
+        eprintln!("{line}");
+    }
     Ok(if args.json {
         contract_json(&report).to_string()
     } else {
         table(&report)
     })
+}
+
+/// Every norm whose iteration stopped at --max-iter before reaching the tolerance, as (layer,
+/// table column, estimate). Its value is still a lower bound on the norm, but may sit well below.
+fn unconverged(r: &Report) -> Vec<(usize, &'static str, NormEstimate)> {
+    let mut out = Vec::new();
+    for l in &r.layers {
+        for (column, e) in [
+            ("||J||", l.jacobian),
+            ("||J-I||", l.jacobian_minus_identity),
+            ("||dxL/dxl||", l.end_to_end),
+        ] {
+            if let Some(e) = e.filter(|e| !e.converged) {
+                out.push((l.layer, column, e));
+            }
+        }
+    }
+    out
+}
+
+/// The one stderr line for unconverged norms (None when every norm converged): the JSON has
+/// `converged: false` per norm, but nobody reading a table would see that.
+fn convergence_warning(r: &Report) -> Option<String> {
+    let bad = unconverged(r);
+    let (layer, column, worst) = bad
+        .iter()
+        .copied()
+        .max_by(|a, b| a.2.relative_residual.total_cmp(&b.2.relative_residual))?;
+    let total: usize = r
+        .layers
+        .iter()
+        .map(|l| {
+            [l.jacobian, l.jacobian_minus_identity, l.end_to_end]
+                .iter()
+                .flatten()
+                .count()
+        })
+        .sum();
+    Some(format!(
+        "depthprod lab: warning: {} of {total} norms did not converge to tol = {:e} within \
+         --max-iter (worst: {column} at layer {layer}, relative residual {:.1e}); they are marked \
+         * in the table and converged: false in the JSON",
+        bad.len(),
+        r.lanczos_tol,
+        worst.relative_residual
+    ))
+}
+
+/// A norm's table cell: the value, and a `*` when its iteration did not converge.
+fn norm_cell(e: Option<NormEstimate>) -> String {
+    match e {
+        Some(e) if !e.converged => format!("{}*", opt(Some(e.norm))),
+        e => opt(e.map(|e| e.norm)),
+    }
+}
+
+/// The table's footnote for the `*` cells: at most `SHOWN` of them by name, the rest counted.
+fn footnote(r: &Report) -> Option<String> {
+    const SHOWN: usize = 6;
+    let bad = unconverged(r);
+    if bad.is_empty() {
+        return None;
+    }
+    let mut items: Vec<String> = bad
+        .iter()
+        .take(SHOWN)
+        .map(|(layer, column, e)| {
+            format!(
+                "{column} layer {layer}: residual {:.2e} (relative {:.2e})",
+                e.residual, e.relative_residual
+            )
+        })
+        .collect();
+    if bad.len() > SHOWN {
+        items.push(format!("{} more in the JSON", bad.len() - SHOWN));
+    }
+    Some(format!(
+        "* not converged to the tolerance (tol = {:e}, stopped at --max-iter; the value is a lower \
+         bound that may sit well below the norm): {}",
+        r.lanczos_tol,
+        items.join("; ")
+    ))
 }
 
 fn interval(i: &Option<depthlab::measure::Interval>) -> Value {
@@ -382,13 +596,17 @@ fn table(r: &Report) -> String {
             "{:>5} {:>13.6e} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13}\n",
             l.layer,
             l.variance,
-            opt(l.jacobian_norm),
-            opt(l.jacobian_minus_identity_norm),
-            opt(l.end_to_end_norm),
+            norm_cell(l.jacobian),
+            norm_cell(l.jacobian_minus_identity),
+            norm_cell(l.end_to_end),
             opt(l.log_product_of_norms.map(f64::exp)),
             opt(l.grad_norm),
             opt(l.bound_unscaled_log.map(|b| b.value.exp())),
         ));
+    }
+    if let Some(note) = footnote(r) {
+        s.push_str(&note);
+        s.push('\n');
     }
     let b = &r.bound;
     s.push_str(&format!(

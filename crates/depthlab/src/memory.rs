@@ -1,0 +1,323 @@
+//! How much memory a run needs, estimated from its configuration before anything large is
+//! allocated.
+//!
+//! Why: a failed allocation does not return an error in Rust, it aborts the process (the CLI died
+//! with "memory allocation of 68719476736 bytes failed", exit 134 and a backtrace, for a 1M x 8192
+//! embedding) and traps a wasm module. Every dimension can be in range while their product is not
+//! (d = 4096, d_ff = 11008, L = 32 is about 52 GB of f64 weights), so the run is refused up front
+//! with [`LabError::TooLarge`], which names the sizes and the limit. The budget is the caller's:
+//! [`DEFAULT_MEMORY_BUDGET`] natively, less in wasm32 (a 4 GiB address space), passed in
+//! [`crate::LabSpec::memory_budget`] and to [`crate::load()`].
+//!
+//! What is counted, in bytes of f64 data (n = T d, f = T d_ff, k = T kv_heads d_head, P = heads T^2):
+//! - **weights**: every tensor's element count times 8, exactly the vectors [`crate::Weights`] holds
+//!   (checkpoints are widened to f64 whatever their dtype; a tied unembedding is not a copy).
+//! - **file**: a checkpoint's bytes, held while its tensors are widened. The file is dropped before
+//!   the measurements start, so the peak is weights + max(file, activations).
+//! - **activations**: what the forward pass keeps for the derivatives, x_1..x_(L+1) and every
+//!   layer's caches (per layer about 7 n + 2 k + P + 4 f words: the normalised inputs, attention's
+//!   q, k, v, softmax probabilities and output, the MLP's intermediates; Sandwich 2 n more), plus
+//!   the largest working set of the stages that follow: the per-layer norms (each concurrent
+//!   Lanczos run's basis, min(max_iter, n) vectors of n in the worst case, a run that never
+//!   converges), the end-to-end norms (per chain up to 3 x 48 vectors of n, 48 the subspace's
+//!   cap: the subspace, its images and the batch being moved), the gradients (one layer's
+//!   parameter gradient and the 2 T vocab logits and their gradient) and the angular map.
+//!
+//! Accuracy (stated, and checked against the peak resident size of CLI runs on this machine, two
+//! threads): the weights term is exact, and the whole estimate is an upper bound of the f64 data
+//! held at the peak. Where weights and caches dominate it is within a factor 1.5 of the peak
+//! resident size (default case: 94.5 MB estimated, 90.6 MB peak; d = 1024, d_ff = 4096, L = 4,
+//! vocab 32000: 1.2 GB and 1.18 GB; T = 128, d = 256, L = 6, max_iter 40: about 0.2 GB and
+//! 0.14 GB). Where the Lanczos bases dominate it can be above the peak by up to max_iter /
+//! (iterations used) on that term, because a run that does not converge would reach it (T = 512,
+//! d = 256, L = 2, max_iter 300, 23-39 iterations used: 0.8 GB estimated, 0.18-0.21 GB peak; a
+//! smaller max_iter runs such a case on a small budget). Not counted: the program itself, the
+//! allocator's slack, and vectors of length O(T + d + L).
+
+use crate::end_to_end::{MAX_COLUMNS, TRANSPORT_BATCH};
+use crate::error::LabError;
+use crate::lanczos::LanczosOptions;
+use crate::measure::{end_to_end_chains, worker_threads, Selection};
+use crate::model::{Config, Placement};
+use crate::ops::MlpKind;
+use std::fmt;
+
+/// 10^9 bytes: the unit of the messages.
+pub const GB: u64 = 1_000_000_000;
+
+/// The native budget: 8 GB, a constant rather than a fraction of the machine's memory (which the
+/// standard library cannot read portably). A laptop runs a run this large; the CLI's
+/// `--memory-limit` raises it on a bigger machine.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 8 * GB;
+
+/// The bytes a run needs at its peak, by kind (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct MemoryEstimate {
+    /// One f64 copy of every weight tensor.
+    pub weights: u64,
+    /// The checkpoint file, while its tensors are widened (0 for seeded weights).
+    pub file: u64,
+    /// The forward caches and the largest stage's working set.
+    pub activations: u64,
+}
+
+impl MemoryEstimate {
+    /// The peak: the weights live throughout; the file is gone before the activations exist.
+    pub fn total(&self) -> u64 {
+        self.weights.saturating_add(self.file.max(self.activations))
+    }
+
+    /// `Err(LabError::TooLarge)` when the total exceeds `budget` bytes.
+    pub fn check(&self, budget: u64) -> Result<(), LabError> {
+        if self.total() > budget {
+            Err(LabError::TooLarge {
+                estimate: *self,
+                budget,
+            })
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The message of [`LabError::TooLarge`]: the total, its parts, the limit and what to shrink
+    /// (the dimensions behind the largest part).
+    pub(crate) fn describe(&self, f: &mut fmt::Formatter<'_>, budget: u64) -> fmt::Result {
+        write!(
+            f,
+            "this network needs about {} of memory (weights {} as f64",
+            human(self.total()),
+            human(self.weights)
+        )?;
+        if self.file > 0 {
+            write!(
+                f,
+                ", the checkpoint file {} while it is read",
+                human(self.file)
+            )?;
+        }
+        write!(
+            f,
+            ", activations {}); the limit is {} — ",
+            human(self.activations),
+            human(budget)
+        )?;
+        let advice = if self.activations > self.weights && self.activations >= self.file {
+            "use smaller tokens, d, heads, d_ff or layers, or fewer Lanczos iterations (max_iter)"
+        } else if self.file > 0 {
+            "use a smaller checkpoint, or fewer of its layers (layers; the whole file is still read)"
+        } else {
+            "use smaller d, d_ff, layers or vocab"
+        };
+        f.write_str(advice)
+    }
+}
+
+/// Bytes with one decimal in GB from 0.1 GB up ("52.3 GB", "8 GB", "0.4 GB"), else in MB or kB.
+fn human(bytes: u64) -> String {
+    let trim = |s: String| s.strip_suffix(".0").map(str::to_string).unwrap_or(s);
+    let (unit, name) = if bytes >= GB / 10 {
+        (GB, "GB")
+    } else if bytes >= GB / 10_000 {
+        (GB / 1000, "MB")
+    } else {
+        (GB / 1_000_000, "kB")
+    };
+    format!(
+        "{} {name}",
+        trim(format!("{:.1}", bytes as f64 / unit as f64))
+    )
+}
+
+/// u128 products clamped to u64: the estimate must not overflow whatever the dimensions.
+fn clamp(x: u128) -> u64 {
+    u64::try_from(x).unwrap_or(u64::MAX)
+}
+
+const F64: u128 = 8;
+
+/// Elements of one layer's parameters (q, k, v, o, gate, up, down and four norm gains).
+fn layer_elements(cfg: &Config) -> u128 {
+    let (d, f) = (cfg.d as u128, cfg.d_ff as u128);
+    let dkv = cfg.kv_heads as u128 * cfg.d_head() as u128;
+    2 * d * d + 2 * dkv * d + 3 * f * d + 4 * d
+}
+
+/// Bytes of one f64 copy of the weights `cfg` describes (exact: the lengths of the vectors in
+/// [`crate::Weights`]).
+pub fn weight_bytes(cfg: &Config) -> u64 {
+    let (d, v) = (cfg.d as u128, cfg.vocab as u128);
+    let unembed = if cfg.tie_embeddings { 0 } else { v * d };
+    clamp(F64 * (v * d + unembed + cfg.layers as u128 * layer_elements(cfg) + d))
+}
+
+/// Bytes of everything but the weights at the run's peak (module documentation).
+pub fn activation_bytes(cfg: &Config, lanczos: &LanczosOptions, select: &Selection) -> u64 {
+    let t = cfg.tokens as u128;
+    let n = t * cfg.d as u128;
+    let f = t * cfg.d_ff as u128;
+    let kw = t * cfg.kv_heads as u128 * cfg.d_head() as u128;
+    let probs = cfg.heads as u128 * t * t;
+    let layers = cfg.layers as u128;
+    let workers = worker_threads() as u128;
+
+    // One layer's forward cache and its input stream x_l.
+    let norm = n + t;
+    let attn = norm + 3 * n + 2 * kw + probs;
+    let mlp_words = match cfg.mlp {
+        MlpKind::SwiGlu => 4,
+        MlpKind::Gelu => 3,
+    };
+    let mlp = norm + n + mlp_words * f;
+    let sandwich = if cfg.placement == Placement::Sandwich {
+        2 * norm
+    } else {
+        0
+    };
+    let kept = layers * (attn + mlp + sandwich + n) + 2 * n;
+
+    // One layer JVP or VJP on b tangents: its intermediates (the sublayers' outputs and the
+    // normalised tangents, the MLP's three d_ff-wide vectors, attention's q, k, v tangents).
+    let op = |b: u128| b * (8 * n + 2 * kw + 4 * f + t);
+    let mut stage = 0u128;
+    if select.layer_norms {
+        let basis = (lanczos.max_iter as u128).min(n) + 6;
+        stage = stage.max(workers.min(layers) * (basis * n + op(1)));
+    }
+    if select.end_to_end {
+        let chains = end_to_end_chains(cfg.layers).len() as u128;
+        let concurrent = if cfg!(feature = "parallel") {
+            chains
+        } else {
+            1
+        };
+        let cols = (MAX_COLUMNS as u128).min(n);
+        let batch = TRANSPORT_BATCH as u128;
+        stage = stage.max(concurrent * (3 * cols + 8) * n + workers * (op(batch) + 2 * batch * n));
+    }
+    if select.gradients {
+        stage = stage.max(layer_elements(cfg) + 2 * t * cfg.vocab as u128 + op(1) + 4 * n);
+    }
+    if select.angular {
+        stage = stage.max((layers + 1) * (layers + 1));
+    }
+    clamp(F64 * (kept + stage))
+}
+
+/// The estimate for a run of `cfg` (validated) with `file` bytes of checkpoint to read (0 when
+/// seeded or already loaded).
+pub fn estimate(
+    cfg: &Config,
+    file: u64,
+    lanczos: &LanczosOptions,
+    select: &Selection,
+) -> MemoryEstimate {
+    MemoryEstimate {
+        weights: weight_bytes(cfg),
+        file,
+        activations: activation_bytes(cfg, lanczos, select),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(e: MemoryEstimate, budget: u64) -> String {
+        e.check(budget).unwrap_err().to_string()
+    }
+
+    /// The audit's example: LLaMA-7B-like dimensions, about 52 GB of f64 weights.
+    #[test]
+    fn seven_billion_parameters_are_refused_with_their_size() {
+        let cfg = Config {
+            d: 4096,
+            heads: 32,
+            kv_heads: 32,
+            d_ff: 11008,
+            layers: 32,
+            tokens: 256,
+            ..Config::default_case()
+        };
+        cfg.validate().unwrap();
+        let e = estimate(&cfg, 0, &LanczosOptions::default(), &Selection::default());
+        // 32 layers of 4 d^2 + 3 d d_ff, two 256 x d embeddings, the gains.
+        let params = 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008 + 4 * 4096) + 2 * 256 * 4096 + 4096;
+        assert_eq!(e.weights, 8 * params);
+        assert_eq!(e.total(), e.weights + e.activations);
+        let msg = message(e, DEFAULT_MEMORY_BUDGET);
+        let want = format!(
+            "this network needs about {} of memory (weights 51.8 GB as f64, activations {}); \
+             the limit is 8 GB — use smaller d, d_ff, layers or vocab",
+            human(e.total()),
+            human(e.activations)
+        );
+        assert_eq!(msg, want);
+    }
+
+    /// The default case fits any budget a browser tab has (the wasm crate's is 2 GB).
+    #[test]
+    fn the_default_case_is_small() {
+        let e = estimate(
+            &Config::default_case(),
+            0,
+            &LanczosOptions {
+                max_iter: 300,
+                ..LanczosOptions::default()
+            },
+            &Selection::default(),
+        );
+        assert!(e.total() < GB / 5, "{e:?}");
+        assert!(e.check(2 * GB).is_ok());
+    }
+
+    /// Long sequences: the attention probabilities (heads T^2 per layer) dominate, and the advice
+    /// names tokens first.
+    #[test]
+    fn activations_are_counted_and_named() {
+        let cfg = Config {
+            d: 256,
+            heads: 128,
+            kv_heads: 128,
+            d_ff: 256,
+            tokens: 4096,
+            layers: 8,
+            vocab: 256,
+            ..Config::default_case()
+        };
+        cfg.validate().unwrap();
+        let e = estimate(&cfg, 0, &LanczosOptions::default(), &Selection::default());
+        // 8 layers x 128 heads x 4096^2 probabilities x 8 bytes = 137 GB at least.
+        assert!(e.activations >= 8 * 8 * 128 * 4096 * 4096, "{e:?}");
+        let msg = message(e, DEFAULT_MEMORY_BUDGET);
+        assert!(msg.contains("use smaller tokens, d, heads"), "{msg}");
+    }
+
+    /// A checkpoint's own bytes count while it is read; the advice is about the checkpoint.
+    #[test]
+    fn the_file_counts_while_it_is_read() {
+        let e = MemoryEstimate {
+            weights: 6 * GB,
+            file: 3 * GB,
+            activations: GB / 2,
+        };
+        assert_eq!(e.total(), 9 * GB);
+        let msg = message(e, DEFAULT_MEMORY_BUDGET);
+        assert_eq!(
+            msg,
+            "this network needs about 9 GB of memory (weights 6 GB as f64, the checkpoint file \
+             3 GB while it is read, activations 0.5 GB); the limit is 8 GB — use a smaller \
+             checkpoint, or fewer of its layers (layers; the whole file is still read)"
+        );
+        assert!(e.check(9 * GB).is_ok());
+    }
+
+    #[test]
+    fn sizes_print_in_gb_or_mb() {
+        assert_eq!(human(52_300_000_000), "52.3 GB");
+        assert_eq!(human(8 * GB), "8 GB");
+        assert_eq!(human(412_000_000), "0.4 GB");
+        assert_eq!(human(12_340_000), "12.3 MB");
+        assert_eq!(human(15_300), "15.3 kB");
+        assert_eq!(human(u64::MAX), "18446744073.7 GB");
+    }
+}
