@@ -95,6 +95,48 @@ function compareWithCli(t, table, json, label) {
   t.diagnostic(`${label}: worst relative difference page vs CLI ${worst.toExponential(2)}`);
 }
 
+/**
+ * Clicks an export button and returns { name, text } of the file it hands to the browser: the
+ * page's download() makes a blob URL and clicks a hidden link to it; this keeps the Blob (the page's
+ * CSP lets no fetch read a blob URL back) and the link's name, in every browser, and stops the
+ * navigation.
+ */
+function exported(page, testid) {
+  return page.evaluate(async (id) => {
+    const { createObjectURL } = URL;
+    const { click } = HTMLAnchorElement.prototype;
+    let blob = null;
+    URL.createObjectURL = (b) => {
+      blob = b;
+      return createObjectURL.call(URL, b);
+    };
+    const got = new Promise((resolve) => {
+      HTMLAnchorElement.prototype.click = function () {
+        resolve(this.download);
+      };
+    });
+    try {
+      document.querySelector(`[data-testid="${id}"]`).click();
+      const name = await got;
+      return { name, text: await blob.text() };
+    } finally {
+      URL.createObjectURL = createObjectURL;
+      HTMLAnchorElement.prototype.click = click;
+    }
+  }, testid);
+}
+
+/** Chooses files in the checkpoint input: [{ name, bytes: number[] }]. */
+function chooseFiles(page, files) {
+  return page.evaluate((list) => {
+    const dt = new DataTransfer();
+    for (const f of list) dt.items.add(new File([typeof f.bytes === 'string' ? f.bytes : new Uint8Array(f.bytes)], f.name));
+    const input = document.querySelector('[data-testid="lab-file"]');
+    input.files = dt.files;
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+  }, files);
+}
+
 test('a small Pre-LN and LNS run finishes and its tables equal depthprod lab --json for the same seed', { timeout: 600_000 }, async (t) => {
   const page = await openLab(t, smallHash(['pre', 'lns'], '&run=1'));
   assert.equal(await finished(page), 'done', await page.textContent('[data-testid="lab-error"]'));
@@ -233,6 +275,102 @@ test('"Use these variances in the explorer" reproduces the measured list exactly
   assert.equal(await explorer.inputValue('[data-testid="input-b"]'), String(json.bound.B));
   // And the explorer links back to the lab.
   assert.equal(await explorer.getAttribute('[data-testid="to-lab"]', 'href'), 'lab.html');
+});
+
+test('every figure exports a real SVG and a CSV by layer; the end-to-end figure draws the certified bound beside the measurement', { timeout: 600_000 }, async (t) => {
+  const page = await openLab(t, smallHash(['pre', 'lns'], '&run=1'));
+  assert.equal(await finished(page), 'done', await page.textContent('[data-testid="lab-error"]'));
+  for (const id of ['variance', 'jacobians', 'endToEnd', 'looseness', 'gradients']) {
+    const svg = await exported(page, `lab-export-svg-${id}`);
+    assert.equal(svg.name, `depthprod-lab-${id}.svg`);
+    assert.match(svg.text, /^(<\?xml[^>]*>\s*)?<svg[\s>]/, `${id}: the SVG file starts with <svg (got ${svg.text.slice(0, 40)})`);
+    assert.match(svg.text, /<\/svg>\s*$/, `${id}: a whole SVG document`);
+    assert.match(svg.text, /<(path|polyline)\b/, `${id}: the SVG draws its curves`);
+    assert.match(svg.text, /Pre-LN/, `${id}: the SVG carries its legend`);
+    const csv = await exported(page, `lab-export-csv-${id}`);
+    const header = csv.text.split('\r\n').find((l) => !l.startsWith('#'));
+    assert.match(header, /^layer l,/, `${id}: the CSV's first column is the layer`);
+  }
+  // The bound beside the measurement: its curve is in the legend and the data table, at e^(the
+  // certified log's value) of the CLI's report, and the words give how loose it is as a plain ratio.
+  const json = cli(smallArgs('pre'));
+  const legend = await page.textContent('[data-testid="lab-plot-endToEnd"] .legend');
+  assert.match(legend, /Pre-LN: Eq\. 9 bound/);
+  assert.match(legend, /Pre-LN: Eq\. 15 bound/);
+  const cells = await page.evaluate(() => {
+    const table = document.querySelector('[data-testid="lab-data-endToEnd"] table');
+    const head = Array.from(table.tHead.rows[0].cells, (c) => c.textContent);
+    const col = head.indexOf('Pre-LN: Eq. 9 bound');
+    return { col, values: Array.from(table.tBodies[0].rows, (r) => r.cells[col]?.textContent) };
+  });
+  assert.ok(cells.col > 0, 'the data table has the Eq. 9 bound column');
+  json.layers.forEach((l, i) => {
+    const want = Math.exp(l.bound_unscaled_log.value);
+    assert.ok(Math.abs(Number(cells.values[i]) - want) <= 1e-9 * want, `l = ${l.layer}: ${cells.values[i]} against e^${l.bound_unscaled_log.value}`);
+  });
+  assert.match(await page.textContent('[data-testid="lab-words-looseness"]'), /Pre-LN: at l = 1 the Eq\. 9 bound is e[\d.]+ = [\d.·]+(10[\d−-]+)? times the measured norm/);
+});
+
+test('a checkpoint without its config.json takes heads from the field and gives the numbers of depthprod lab --weights --heads', { timeout: 600_000 }, async (t) => {
+  const page = await openLab(t, '#norms=pre&tokens=5&seed=3&heads=2');
+  await chooseFiles(page, [{ name: 'weights.safetensors', bytes: Array.from(readFileSync(CHECKPOINT)) }]);
+  await page.waitForFunction(() => /weights\.safetensors .*no config\.json/.test(document.querySelector('[data-testid="lab-file-info"]').textContent));
+  // d and d_ff come from the file's shapes; heads only a config.json could give, so its field stays open.
+  const disabled = await page.evaluate(() => Object.fromEntries(['d', 'dff', 'heads'].map((k) => [k, document.querySelector(`[data-testid="lab-${k}"]`).disabled])));
+  assert.deepEqual(disabled, { d: true, dff: true, heads: false });
+  // The link of this view leaves out the empty L (all the file's layers) instead of writing layers=.
+  const hash = await page.evaluate(() => location.hash);
+  assert.doesNotMatch(hash, /layers=(&|$)/, hash);
+  await page.click('[data-testid="lab-run"]');
+  assert.equal(await finished(page), 'done', await page.textContent('[data-testid="lab-error"]'));
+  const json = cli(['--norm', 'pre', '--weights', fileURLToPath(CHECKPOINT), '--heads', '2', '--tokens', '5', '--seed', '3']);
+  compareWithCli(t, await readTable(page, 'pre'), json, 'checkpoint without config.json, pre');
+  // Adding the config.json closes the field again (the file's own heads).
+  await chooseFiles(page, [{ name: 'config.json', bytes: readFileSync(CHECKPOINT_CONFIG, 'utf8') }]);
+  await page.waitForFunction(() => document.querySelector('[data-testid="lab-heads"]').disabled);
+});
+
+test('the hand-off carries the fitted power law when the explorer can take it, and says why when it cannot', { timeout: 600_000 }, async (t) => {
+  // σ = 0.2 and Gaussian inputs: the fitted c and q are inside the explorer's range.
+  const page = await openLab(t, `#norms=pre&d=${SMALL.d}&heads=${SMALL.heads}&dff=${SMALL.dff}&tokens=${SMALL.tokens}&layers=${SMALL.layers}&std=0.2&seed=${SMALL.seed}&input=gaussian&run=1`);
+  assert.equal(await finished(page), 'done', await page.textContent('[data-testid="lab-error"]'));
+  const json = cli([...smallArgs('pre').slice(0, -4), '--init-std', '0.2', '--seed', `${SMALL.seed}`, '--input', 'gaussian']);
+  const href = await page.getAttribute('[data-testid="lab-to-explorer"]', 'href');
+  // The page's numbers are the wasm build's: equal to the CLI's to rounding (see compareWithCli).
+  const [, c, q] = href.match(/&c=([^&]+)&q=([^&]+)&/) ?? [];
+  assert.ok(c && q, href);
+  for (const [got, want] of [[Number(c), json.fit.power.c], [Number(q), json.fit.power.q]]) assert.ok(Math.abs(got - want) <= 1e-9 * Math.abs(want), `${got} against the CLI's ${want}`);
+  const explorer = await session.page(t);
+  await explorer.goto(`${session.url}${href}`);
+  await explorer.waitForFunction(() => window.depthprodStats && window.depthprodStats.updates > 0, null, { timeout: 30_000 });
+  assert.equal(await explorer.inputValue('[data-testid="input-c"]'), c);
+  assert.equal(await explorer.inputValue('[data-testid="input-q"]'), q);
+  assert.equal(await explorer.inputValue('[data-testid="variance-model"]'), 'list');
+  assert.equal(await explorer.textContent('[data-testid="error-c"]').catch(() => ''), '', 'the explorer takes the fitted c');
+  // σ = 0.02 (the paper's): c ≈ 4e-4 is below the explorer's range, so only the list travels, and the note says why.
+  const small = await openLab(t, smallHash(['pre'], '&run=1'));
+  assert.equal(await finished(small), 'done');
+  assert.doesNotMatch(await small.getAttribute('[data-testid="lab-to-explorer"]', 'href'), /&c=/);
+  assert.match(await small.textContent('#lab-handoff-note'), /the fitted power law \(c = .*\) stays here, as .*c = .* is outside the supported range/);
+});
+
+test('what a link got wrong stays on screen through its run=1, and one bad file is one message naming every placement', { timeout: 600_000 }, async (t) => {
+  const page = await openLab(t, smallHash(['pre', 'lns'], '&norms=pre,foo&run=1').replace('norms=pre,lns&', ''));
+  assert.equal(await finished(page), 'done', await page.textContent('[data-testid="lab-error"]'));
+  assert.match(await page.textContent('[data-testid="lab-error"]'), /norms: “foo” not known/);
+  // The reader's own Run clears the link's notes.
+  await page.click('[data-testid="lab-run"]');
+  await finished(page);
+  assert.equal(await page.textContent('[data-testid="lab-error"]'), '');
+  await page.check('[data-testid="lab-norm-lns"]');
+  await chooseFiles(page, [{ name: 'broken.safetensors', bytes: [1, 2, 3, 4, 5] }]);
+  await page.waitForFunction(() => /broken\.safetensors/.test(document.querySelector('[data-testid="lab-file-info"]').textContent));
+  await page.click('[data-testid="lab-run"]');
+  assert.equal(await finished(page), 'error');
+  const error = await page.textContent('[data-testid="lab-error"]');
+  assert.match(error, /^Pre-LN, LNS: weights: .*not a valid safetensors/);
+  assert.equal(error.match(/not a valid safetensors/g).length, 1, error);
+  assert.equal(await page.evaluate(() => document.querySelector('[data-testid="lab-drop"]').className), 'lab-drop has-bad-file');
 });
 
 test('bad dimensions, a corrupt, an oversized and an incomplete checkpoint each get a message', { timeout: 600_000 }, async (t) => {

@@ -139,11 +139,11 @@ export function figureSvg(plot, caption, opts = {}) {
  * ends of its certified enclosure at each depth; a reference line is a constant column, and its
  * enclosure band two more columns. Values are the series' doubles, shortest round-trip form.
  */
-export function seriesCsv(series, comments = []) {
+export function seriesCsv(series, comments = [], { xName = 'N' } = {}) {
   const curves = series.filter((s) => s.xs && s.ys);
   const lines = comments.map((c) => `# ${String(c).replace(/[\r\n]+/g, ' ')}`);
   const xs = curves.length ? curves[0].xs : [];
-  const cols = [{ name: 'N', at: (i) => xs[i] }];
+  const cols = [{ name: xName, at: (i) => xs[i] }];
   for (const s of series) {
     if (s.xs && s.ys) {
       const same = s.xs === xs || (s.xs.length === xs.length && s.xs.every((x, i) => x === xs[i]));

@@ -6,6 +6,8 @@ import { LabClient } from './lab-client.js';
 import { renderTable, clearTables, summaryItem, words } from './lab-view.js';
 import { LabFigures } from './lab-plots.js';
 import * as core from './core.js';
+import { plain } from './format.js';
+import { rich } from './rich.js';
 
 /**
  * Largest checkpoint the tab takes. wasm32 memory ends at 4 GiB; the file's bytes are copied into it
@@ -34,6 +36,10 @@ let state = parsed.state;
 let checkpoint = null; // { name, bytes: Uint8Array, configJson: string | null, configName }
 let runs = {}; // norm → { layers, totalLayers, fit, angular, report }
 let startedAt = 0;
+let runErrors = []; // [{ message, norms }] of the run in flight
+// What the link's fragment got wrong (unknown keys or placements): shown until the reader starts a
+// run themselves, so a link with run=1 does not wipe them before they are read.
+let linkNotes = parsed.problems;
 let drawPending = false;
 const dirtyTables = new Set(); // placements whose streamed rows changed since the last frame
 let coreReady = null;
@@ -84,6 +90,7 @@ for (const b of document.querySelectorAll('[data-preset]')) {
 // ───────────── checkpoint ─────────────
 
 function mib(n) {
+  if (n < 1048576) return `${Math.max(1, Math.round(n / 1024))} KiB`;
   return `${(n / 1048576).toFixed(1)} MiB`;
 }
 
@@ -118,16 +125,22 @@ async function takeFiles(files) {
 }
 
 function describeCheckpoint() {
-  for (const k of ['d', 'heads', 'dff']) $(`lab-${k}`).disabled = !!checkpoint;
+  // The file's tensors give d and d_ff; the number of heads only its config.json does, so without
+  // one the heads field stays open (and is sent, as the CLI's --heads).
+  for (const k of ['d', 'dff']) $(`lab-${k}`).disabled = !!checkpoint;
+  $('lab-heads').disabled = !!checkpoint?.configJson;
   $('lab-layers').placeholder = checkpoint ? 'all' : '';
   if (!checkpoint) {
     fileInfo.textContent = 'No file: the weights are drawn from the seed.';
     fileClear.hidden = true;
-    drop.classList.remove('has-file');
+    drop.classList.remove('has-file', 'has-bad-file');
     return;
   }
-  fileInfo.textContent = `${checkpoint.name} (${mib(checkpoint.size)})${checkpoint.configName ? ` with ${checkpoint.configName}` : ', no config.json (shapes and defaults are used)'}: d, heads and d_ff come from the file; L (empty: all) takes a prefix of its layers; T, σ (for A and B) and the seed (token ids) from the fields.`;
+  fileInfo.textContent = checkpoint.configName
+    ? `${checkpoint.name} (${mib(checkpoint.size)}) with ${checkpoint.configName}: d, heads and d_ff come from the files; L (empty: all) takes a prefix of its layers; T, σ (for A and B) and the seed (token ids) from the fields.`
+    : `${checkpoint.name} (${mib(checkpoint.size)}), no config.json: d and d_ff come from the file’s shapes, heads from the field (add the config.json to take the file’s own); L (empty: all) takes a prefix of its layers; T, σ (for A and B) and the seed (token ids) from the fields.`;
   fileClear.hidden = false;
+  drop.classList.remove('has-bad-file');
   drop.classList.add('has-file');
 }
 
@@ -253,18 +266,23 @@ const client = new LabClient({
     const ul = summaryEl.querySelector('ul');
     ul?.replaceChildren(...Object.keys(runs).filter((n) => runs[n].report).map((n) => summaryItem(n, runs[n].report)));
     const first = Object.keys(runs).find((n) => runs[n].report);
-    if (first === msg.norm) setHandoff(report);
+    if (first === msg.norm) setHandoff(report, await coreReady);
     drawSoon = true;
     scheduleDraw({ soon: true });
   },
   error(msg) {
-    const who = msg.norm ? `${NORM_NAMES[msg.norm]}: ` : '';
-    errorEl.textContent = errorEl.textContent ? `${errorEl.textContent} · ${who}${msg.message}` : `${who}${msg.message}`;
+    // One line per distinct message, naming every placement it came from (a bad checkpoint fails
+    // each placement with the same words).
+    let entry = runErrors.find((x) => x.message === msg.message);
+    if (!entry) runErrors.push((entry = { message: msg.message, norms: [] }));
+    if (msg.norm) entry.norms.push(NORM_NAMES[msg.norm]);
+    showErrors([...linkNotes, ...runErrors.map((x) => (x.norms.length ? `${x.norms.join(', ')}: ${x.message}` : x.message))]);
+    if (checkpoint && /^(weights|config\.json|heads)\b/.test(msg.message)) drop.classList.replace('has-file', 'has-bad-file');
   },
   done() {
     running(false);
     const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
-    const failed = errorEl.textContent !== '';
+    const failed = runErrors.length > 0;
     progressEl.value = failed ? progressEl.value : 1;
     progressEl.setAttribute('aria-valuenow', String(progressEl.value));
     stageEl.textContent = '';
@@ -288,18 +306,41 @@ function showProgress(count) {
   if (stageEl.textContent) setStatus(`Running, ${Math.floor((performance.now() - startedAt) / 1000)} s so far… ${stageEl.textContent}`);
 }
 
-function setHandoff(report) {
+/**
+ * Whether the explorer can take the fitted power law: its core judges c and q (its supported range;
+ * the lab's fit at σ = 0.02 gives c ≈ 4e-4, below it). Returns null when it can, else the core's
+ * reason.
+ */
+function explorerRefuses(fit, ready) {
+  if (!ready) return 'the explorer’s core did not load here to judge it';
+  const r = core.evaluate({ family: 'scaled', a: 1, b: 1, variance: { kind: 'power', c: String(fit.c), q: String(fit.rate) }, n: 1 });
+  return r.ok ? null : String(r.error);
+}
+
+function setHandoff(report, ready) {
   const list = report.layers.map((l) => String(l.variance)).join(',');
   const b = report.bound;
-  handoff.href = `index.html#families=unscaled,scaled&a=${String(b.a)}&b=${String(b.b)}&variance=list&list=${list}`;
+  const fit = report.fit_power;
+  const refused = fit ? explorerRefuses(fit, ready) : null;
+  // c and q fill the explorer's power-law fields (used when the reader switches from the list to
+  // the power law); the list itself is what the list view evaluates.
+  const cq = fit && !refused ? `&c=${String(fit.c)}&q=${String(fit.rate)}` : '';
+  handoff.href = `index.html#families=unscaled,scaled&a=${String(b.a)}&b=${String(b.b)}${cq}&variance=list&list=${list}`;
   handoff.removeAttribute('aria-disabled');
-  $('lab-handoff-note').textContent = `(${NORM_NAMES[report.config.placement] ?? 'the first placement'}’s ${report.layers.length} measured variances, A = ${String(b.a)}, B = ${String(b.b)})`;
+  const who = `${NORM_NAMES[report.config.placement] ?? 'the first placement'}’s ${report.layers.length} measured variances, A = ${String(b.a)}, B = ${String(b.b)}`;
+  const fitNote = !fit
+    ? ''
+    : refused
+      ? `; the fitted power law (c = ${plain(fit.c, 4)}, q = ${plain(fit.rate, 4)}) stays here, as ${refused}; the explorer fits its own to the list`
+      : `, and the fitted power law c = ${String(fit.c)}, q = ${String(fit.rate)}`;
+  rich($('lab-handoff-note'), `(${who}${fitNote})`);
 }
 
 function run() {
   readControls();
-  errorEl.textContent = '';
-  const r = specsOf(state, { checkpoint: !!checkpoint });
+  runErrors = [];
+  showErrors(linkNotes);
+  const r = specsOf(state, { checkpoint: !!checkpoint, config: !!checkpoint?.configJson });
   if (r.errors) {
     showErrors(r.errors);
     setStatus('Not started: see the message below the Run button.', true);
@@ -325,7 +366,10 @@ function run() {
   client.start(r.specs, checkpoint ? { weights: checkpoint.bytes, configJson: checkpoint.configJson } : {});
 }
 
-runBtn.addEventListener('click', run);
+runBtn.addEventListener('click', () => {
+  linkNotes = [];
+  run();
+});
 cancelBtn.addEventListener('click', () => client.cancel());
 
 // ───────────── start ─────────────

@@ -28,11 +28,17 @@ const FIGURES = [
     ],
   },
   {
-    id: 'endToEnd', title: 'End-to-end ‖∂x_{L+1}/∂x_l‖₂ beside the product of the per-layer norms', xLog: false, yLog: true, yLabel: 'norm',
+    id: 'endToEnd', title: 'End-to-end ‖∂x_{L+1}/∂x_l‖₂ beside the product of the per-layer norms and the paper’s bound', xLog: false, yLog: true, yLabel: 'norm',
+    // the bounds widen the axis by up to 6 decades; beyond, they leave the top of the plot (the
+    // looseness figure has the whole ratio)
+    refDecades: 6,
     series: (norm, layers) => [
       { key: `${norm}-e2e`, label: `${NORM_NAMES[norm]}: ‖∂x_{L+1}/∂x_l‖₂`, ys: layers.map((l) => l.end_to_end_norm) },
-      // The lab reports the product of the norms as its log; drawing it on the log axis places it at e^log.
-      { key: `${norm}-prod`, label: `${NORM_NAMES[norm]}: ∏_{k≥l} ‖J_k‖₂`, ys: layers.map((l) => (l.log_product_of_norms == null ? NaN : Math.exp(l.log_product_of_norms))), dash: [6, 4] },
+      // The lab reports the product of the norms and the bounds as logs; drawing them on the log
+      // axis places them at e^log (the certified enclosure of each log is in the summary and the CLI).
+      { key: `${norm}-prod`, label: `${NORM_NAMES[norm]}: ∏_{k≥l} ‖J_k‖₂`, ys: layers.map((l) => expOf(l.log_product_of_norms)), dash: [6, 4] },
+      { key: `${norm}-b9`, label: `${NORM_NAMES[norm]}: Eq. 9 bound`, ys: layers.map((l) => expOf(l.bound_unscaled_log?.value)), dash: [2, 3], ref: true },
+      { key: `${norm}-b15`, label: `${NORM_NAMES[norm]}: Eq. 15 bound`, ys: layers.map((l) => expOf(l.bound_scaled_log?.value)), dash: [10, 3, 2, 3], ref: true },
     ],
   },
   {
@@ -50,6 +56,9 @@ const FIGURES = [
     ],
   },
 ];
+
+/** e^x for a value reported as its log (NaN when absent: the plot leaves a gap). */
+const expOf = (x) => (x == null ? NaN : Math.exp(x));
 
 function el(tag, attrs = {}, text) {
   const e = document.createElement(tag);
@@ -91,31 +100,36 @@ export class LabFigures {
     const table = el('div', { class: 'sr-only', 'data-testid': `lab-data-${f.id}` });
     figure.append(cap, wrap, legend, words, bar, table);
     this.root.append(figure);
-    const plot = new Plot(wrap, { xLog: f.xLog, yLog: f.yLog, xLabel: 'layer l', yLabel: f.yLabel, legend, hoverTitle: (x) => `l = ${Math.round(x)}` });
+    const plot = new Plot(wrap, { xLog: f.xLog, yLog: f.yLog, xLabel: 'layer l', yLabel: f.yLabel, legend, refDecades: f.refDecades, integerX: true, hoverTitle: (x) => `l = ${Math.round(x)}` });
     plot.set({ xMin: 1, xMax: 2, series: [], message: 'Run the lab to see this plot.' });
     const fig = { f, plot, words, table, caption: '' };
     const name = `depthprod-lab-${f.id}`;
     png.addEventListener('click', async () => download((await figurePng(plot, `${f.title}. ${fig.caption}`)).blob, `${name}.png`));
-    svg.addEventListener('click', () => download(new Blob([figureSvg(plot, `${f.title}. ${fig.caption}`, { title: f.title })], { type: 'image/svg+xml' }), `${name}.svg`));
-    csv.addEventListener('click', () => download(new Blob([seriesCsv(plot.series, [f.title, fig.caption, 'first column: the layer l'])], { type: 'text/csv' }), `${name}.csv`));
+    svg.addEventListener('click', () => download(new Blob([figureSvg(plot, `${f.title}. ${fig.caption}`, { title: f.title }).text], { type: 'image/svg+xml' }), `${name}.svg`));
+    csv.addEventListener('click', () => download(new Blob([seriesCsv(plot.series, [f.title, fig.caption], { xName: 'layer l' })], { type: 'text/csv' }), `${name}.csv`));
     return fig;
   }
 
   buildHeat() {
     const figure = el('figure', { class: 'lab-figure lab-heat', 'data-testid': 'lab-plot-angular' });
     const cap = el('figcaption', { id: 'lab-cap-angular' });
-    rich(cap, 'Angular distance between x_l and x_{l+n}: the paper’s layer-importance map');
+    // What is drawn: row i against column j; a distance n = j − i is a diagonal of the map.
+    const caption = 'Angular distance between x_i and x_j: cell (i, j) is row i against column j, n = j − i layers apart; the paper’s layer-importance map';
+    const title = 'Angular distance between the residual streams of layers i and j (the paper’s layer-importance map)';
+    rich(cap, caption);
     const box = el('div', { class: 'lab-heat-row' });
     const words = el('p', { class: 'lab-words', 'data-testid': 'lab-words-angular' });
     const bar = el('div', { class: 'share-bar', role: 'group', 'aria-label': 'Export: angular distance' });
     const png = el('button', { type: 'button', 'data-testid': 'lab-export-png-angular' }, 'PNG');
+    const svg = el('button', { type: 'button', 'data-testid': 'lab-export-svg-angular' }, 'SVG');
     const csv = el('button', { type: 'button', 'data-testid': 'lab-export-csv-angular' }, 'CSV');
-    bar.append(png, csv);
+    bar.append(png, svg, csv);
     const table = el('div', { class: 'sr-only', 'data-testid': 'lab-data-angular' });
     figure.append(cap, box, words, bar, table);
     this.root.append(figure);
     const map = new Heatmap(box);
-    png.addEventListener('click', async () => download(await map.png(), 'depthprod-lab-angular.png'));
+    png.addEventListener('click', async () => download(await map.png(caption), 'depthprod-lab-angular.png'));
+    svg.addEventListener('click', () => download(new Blob([map.svg(caption, title)], { type: 'image/svg+xml' }), 'depthprod-lab-angular.svg'));
     csv.addEventListener('click', () => download(new Blob([map.csv()], { type: 'text/csv' }), 'depthprod-lab-angular.csv'));
     return { map, words, table };
   }
@@ -158,7 +172,10 @@ export class LabFigures {
           series.push({ ...s, xs, ys: Float64Array.from(s.ys, (y) => (y == null ? NaN : y)), color: NORM_COLOURS[norm], width: 1.8, points: xs.length <= 40 });
         }
       }
-      fig.plot.set({ xMin: 1, xMax, series, message: series.length ? '' : 'Run the lab to see this plot.' });
+      // While a run streams, a figure whose stage has not come yet says so (not bare axes).
+      const shown = series.some((s) => s.ys.some(Number.isFinite));
+      const started = Object.keys(runs).length > 0;
+      fig.plot.set({ xMin: 1, xMax, series, message: shown ? '' : started ? 'Measuring… this plot fills in when the run reaches its stage.' : 'Run the lab to see this plot.' });
       fig.caption = texts[fig.f.id] || '';
       rich(fig.words, fig.caption);
       this.table(fig);
@@ -192,17 +209,28 @@ export class LabFigures {
   }
 
   heatTable(maps) {
-    const out = maps.map(({ name, matrix }) => {
-      const table = el('table');
-      table.append(el('caption', {}, `${name}: angular distance between x_i (rows) and x_j (columns), i, j = 1 … ${matrix.length}`));
+    // Subscripts rendered (rich), so a screen reader says "x 2", not "x underscore 2".
+    const x = (tag, i, attrs) => {
+      const cell = el(tag, attrs);
+      rich(cell, `x_{${i + 1}}`);
+      return cell;
+    };
+    const out = maps.map(({ norm, name, matrix }) => {
+      const table = el('table', { 'data-norm': norm });
+      const caption = el('caption');
+      rich(caption, `${name}: angular distance between x_i (row i) and x_j (column j), i, j = 1 … ${matrix.length}`);
+      const head = el('tr');
+      head.append(el('th', { scope: 'col' }, 'row i, column j'), ...matrix.map((_, j) => x('th', j, { scope: 'col' })));
+      const thead = el('thead');
+      thead.append(head);
       const body = el('tbody');
       matrix.forEach((row, i) => {
         const tr = el('tr');
-        tr.append(el('th', { scope: 'row' }, `x_${i + 1}`));
+        tr.append(x('th', i, { scope: 'row' }));
         for (const v of row) tr.append(el('td', {}, plain(v, 6)));
         body.append(tr);
       });
-      table.append(body);
+      table.append(caption, thead, body);
       return table;
     });
     this.heat.table.replaceChildren(...out);

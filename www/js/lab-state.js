@@ -60,26 +60,31 @@ export function parseFragment(hash) {
   return { state, run, problems };
 }
 
-/** State → fragment (without run=1: a shared link reproduces the view, the reader presses Run or adds it). */
+/**
+ * State → fragment (without run=1: a shared link reproduces the view, the reader presses Run or adds
+ * it). An empty field (L while a checkpoint is chosen means all its layers) is left out: the link
+ * then takes the default, where `layers=` would be an error when opened.
+ */
 export function toFragment(state) {
   const parts = [`norms=${state.norms.join(',')}`];
-  for (const k of FIELDS) parts.push(`${k}=${encodeURIComponent(state.text[k])}`);
+  for (const k of FIELDS) if (String(state.text[k] ?? '').trim() !== '') parts.push(`${k}=${encodeURIComponent(state.text[k])}`);
   if (state.input !== 'tokens') parts.push(`input=${state.input}`);
   return `#${parts.join('&')}`;
 }
 
 /**
  * The worker's specs, one per placement, or { errors } naming each field that is not a number.
- * With a checkpoint, d, heads and d_ff are the file's (not sent) and an empty L means all its layers.
- * Ranges are the lab's to judge (its message names the parameter and its range).
+ * With a checkpoint, d and d_ff are the file's (not sent), heads too when it comes with its
+ * config.json, and an empty L means all its layers. Ranges are the lab's to judge (its message
+ * names the parameter and its range).
  */
-export function specsOf(state, { checkpoint = false } = {}) {
+export function specsOf(state, { checkpoint = false, config = false } = {}) {
   const errors = [];
   const spec = { input: state.input };
   for (const k of FIELDS) {
     const t = String(state.text[k] ?? '').trim();
     // A checkpoint brings its own d, heads and d_ff; an empty L takes all of its layers.
-    if (checkpoint && (['d', 'heads', 'dff'].includes(k) || (k === 'layers' && t === ''))) continue;
+    if (checkpoint && (['d', 'dff'].includes(k) || (k === 'heads' && config) || (k === 'layers' && t === ''))) continue;
     const ok = INTEGER_FIELDS.has(k) ? /^\d+$/.test(t) : /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t);
     if (!ok) {
       errors.push(`${k}: “${t}” is not ${INTEGER_FIELDS.has(k) ? 'a whole number' : 'a number'}`);

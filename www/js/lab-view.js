@@ -36,7 +36,9 @@ export function renderTable(box, norm, layers, { partial = false } = {}) {
     wrap.append(el('summary', `${NORM_NAMES[norm]}: per-layer table`));
     const scroller = el('div', null, { class: 'lab-table-scroll', tabindex: '0', role: 'region', 'aria-label': `${NORM_NAMES[norm]} table` });
     const table = el('table', null, { 'data-testid': `lab-table-${norm}`, class: 'lab-table' });
-    table.append(el('caption', `${NORM_NAMES[norm]}: the measurements per layer l (x_l enters layer l)`));
+    const caption = el('caption');
+    rich(caption, `${NORM_NAMES[norm]}: the measurements per layer l (x_l enters layer l)`);
+    table.append(caption);
     const head = el('tr');
     for (const c of COLUMNS) head.append(el('th', c, { scope: 'col' }));
     const thead = el('thead');
@@ -65,6 +67,14 @@ export function clearTables(box) {
 }
 
 const e = (x) => (x === null || x === undefined ? '—' : plain(x, 4));
+/** e^x as a plain number for the words (x a reported log), e.g. 1.9·10^60; '—' when absent. */
+const times = (x) => {
+  if (x === null || x === undefined) return '—';
+  if (x > 709) return 'more than 10^{307}'; // e^x beyond the doubles
+  const t = plain(Math.exp(x), 2);
+  const m = /^(-?[\d.]+)e(-?\d+)$/.exec(t);
+  return m ? `${m[1]}·10^{${m[2]}}` : t;
+};
 
 /** The summary of one finished placement: the bound, the fit, the loss (numbers as reported). */
 export function summaryItem(norm, r) {
@@ -108,14 +118,27 @@ export function words(reports) {
     .map(([n, r]) => `${name(n)}: ‖J_1‖₂ = ${e(r.layers[0].jacobian_norm)}, ‖J_1 − I‖₂ = ${e(r.layers[0].jacobian_minus_identity_norm)}; at l = ${lastOf(r).layer}: ${e(lastOf(r).jacobian_norm)} and ${e(lastOf(r).jacobian_minus_identity_norm)}`)
     .join('; ');
   const e2e = entries
-    .map(([n, r]) => `${name(n)}: ‖∂x_{L+1}/∂x_1‖₂ = ${e(r.layers[0].end_to_end_norm)}, the product of the per-layer norms e^${e(r.layers[0].log_product_of_norms)}`)
+    .map(([n, r]) => {
+      const l1 = r.layers[0];
+      const b9 = l1.bound_unscaled_log?.value;
+      return `${name(n)}: ‖∂x_{L+1}/∂x_1‖₂ = ${e(l1.end_to_end_norm)}, the product of the per-layer norms e^{${e(l1.log_product_of_norms)}}${b9 != null ? `, the Eq. 9 bound e^{${e(b9)}} = ${times(b9)}` : ''}`;
+    })
     .join('; ');
+  // Where the measured norm is above the bound (possible with a checkpoint, or σ not the weights'):
+  // the bound's premises do not hold for this network, and the words say so with the layers.
+  const below = entries.flatMap(([n, r]) => {
+    const bad = r.layers.filter((l) => l.looseness_unscaled_log != null && l.looseness_unscaled_log < 0);
+    return bad.length ? [`${name(n)} at l = ${bad.map((l) => l.layer).join(', ')}`] : [];
+  });
   const loose = entries
     .map(([n, r]) => {
       const l1 = r.layers[0];
-      return `${name(n)}: at l = 1 the Eq. 9 bound is e^${e(l1.looseness_unscaled_log)} times the measured norm, the Eq. 15 bound e^${e(l1.looseness_scaled_log)} times`;
+      return `${name(n)}: at l = 1 the Eq. 9 bound is e^{${e(l1.looseness_unscaled_log)}} = ${times(l1.looseness_unscaled_log)} times the measured norm, the Eq. 15 bound e^{${e(l1.looseness_scaled_log)}} = ${times(l1.looseness_scaled_log)} times`;
     })
     .join('; ');
+  const failed = below.length
+    ? ` The measured norm is above the Eq. 9 bound for ${below.join('; ')}: there the bound does not hold for this network, because its A and B come from the paper’s Eqs. 47–48 with the σ typed above and their assumptions about the weights, which these weights (a checkpoint, or a σ other than theirs) need not meet.`
+    : '';
   const grads = entries
     .map(([n, r]) => `${name(n)}: at l = 1, ‖∂loss/∂θ_1‖ = ${e(r.layers[0].grad_norm)} against ‖J_1 − I‖₂ = ${e(r.layers[0].jacobian_minus_identity_norm)} (ratio ${e(r.layers[0].grad_to_jacobian_minus_identity)})`)
     .join('; ');
@@ -123,8 +146,26 @@ export function words(reports) {
     variance: `The residual stream’s variance per layer, with the least-squares power law c · l^q (a fit of the measurement, not a certified number). The paper’s argument takes σ_l² ∼ l for Pre-LN and a slower growth under LNS. This run: ${variance}.`,
     jacobians: `‖J_l‖₂ near 1 and ‖J_l − I‖₂ small mean a layer that is close to the identity: the stream passes through almost unchanged. A bounded product of such factors is not useful depth: a layer that does (almost) nothing keeps every product bounded. This run: ${jac}.`,
     endToEnd: `The end-to-end norm is what the product bounds. Submultiplicativity puts it at or below the product of the per-layer norms; the paper’s product (Eq. 9) bounds it from further above. This run: ${e2e}.`,
-    looseness: `How loose the paper’s bound is, per layer: log(bound / measured), the bound being the certified Eq. 9 or Eq. 15 product from layer l to L with the measured variances. It is an upper bound, so any positive gap is consistent with it; the measured Jacobian could grow or not whatever the bound does, and the correction does not refute LNS’s reported pretraining gains. This run: ${loose}.`,
+    looseness: `How loose the paper’s bound is, per layer: log(bound / measured), the bound being the certified Eq. 9 or Eq. 15 product from layer l to L with the measured variances. It is an upper bound, so any positive gap is consistent with it; the measured Jacobian could grow or not whatever the bound does, and the correction does not refute LNS’s reported pretraining gains. This run: ${loose}.${failed}`,
     gradients: `A near-identity input Jacobian (small ‖J_l − I‖₂) is a different thing from a negligible parameter gradient: the gradient of the next-token loss with respect to layer l’s weights can stay large while the layer is close to the identity in its input. This run: ${grads}.`,
-    angular: 'The paper’s layer-importance map: the angular distance between x_l and x_{l+n} (arccos of the cosine similarity over π, averaged over tokens). Dark: the representation hardly turns between the two layers.',
+    // The run's numbers are picked out of each placement's matrix (selection, no arithmetic): the
+    // distances one layer apart (n = 1) at their smallest and largest, and the largest of the map.
+    angular: `The paper’s layer-importance map: cell (i, j) is the angular distance between x_i and x_j, the residual streams entering layers i and j (x_{L+1} is the last layer’s output), n = j − i layers apart; arccos of their cosine similarity over π, averaged over tokens (0: the same direction, 0.5: orthogonal). Dark cells beside the diagonal: the representation hardly turns from one layer to the next. This run: ${entries
+      .map(([n, r]) => {
+        const m = r.angular_distance;
+        if (!m || m.length < 2) return `${name(n)}: no map`;
+        const x = (i) => `x_{${i + 1}}`;
+        let lo = 0;
+        let hi = 0;
+        let far = [0, 1];
+        for (let i = 0; i + 1 < m.length; i++) {
+          if (m[i][i + 1] < m[lo][lo + 1]) lo = i;
+          if (m[i][i + 1] > m[hi][hi + 1]) hi = i;
+          for (let j = i + 1; j < m.length; j++) if (m[i][j] > m[far[0]][far[1]]) far = [i, j];
+        }
+        const step = (i) => `${e(m[i][i + 1])} (${x(i)} to ${x(i + 1)})`;
+        return `${name(n)}: one layer apart ${lo === hi ? step(lo) : `from ${step(lo)} to ${step(hi)}`}; the largest distance ${e(m[far[0]][far[1]])}, between ${x(far[0])} and ${x(far[1])}`;
+      })
+      .join('; ')}.`,
   };
 }

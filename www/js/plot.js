@@ -60,6 +60,8 @@ export class Plot {
     this.xLog = opts.xLog ?? true;
     this.yLog = opts.yLog ?? false;
     this.snapDecades = opts.snapDecades ?? false;
+    this.refDecades = opts.refDecades ?? 0;
+    this.integerX = opts.integerX ?? false;
     this.xLabel = opts.xLabel ?? 'depth N';
     this.yLabel = opts.yLabel ?? '';
     this.legendEl = opts.legend ?? null;
@@ -170,20 +172,21 @@ export class Plot {
       if (y > hi) hi = y;
     };
     // Reference lines (limits, bounds, asymptotes, the paper's claims) never set the range while
-    // there is a product to show: a reference far from the curves must not squash them.
+    // there is a product to show: a reference far from the curves must not squash them. With
+    // `refDecades` (log axis) a reference within that many decades of the data widens the range
+    // to show it, and one further away is drawn where it enters the plot, if it does.
     const anyData = this.series.some((s) => !s.ref);
-    for (const s of this.series) {
-      if (s.ref && anyData) continue;
-      if (s.hline !== undefined) {
-        take(s.hline);
-        continue;
-      }
+    const visit = (s, f) => {
+      if (s.hline !== undefined) return f(s.hline);
       const { xs, ys } = s;
-      for (let i = 0; i < ys.length; i++) {
-        if (xs[i] >= this.xMin && xs[i] <= this.xMax) take(ys[i]);
-      }
-    }
+      for (let i = 0; i < ys.length; i++) if (xs[i] >= this.xMin && xs[i] <= this.xMax) f(ys[i]);
+    };
+    for (const s of this.series) if (!(s.ref && anyData)) visit(s, take);
     if (lo === Infinity) return null;
+    if (anyData && this.yLog && this.refDecades > 0) {
+      const [near0, near1] = [lo / 10 ** this.refDecades, hi * 10 ** this.refDecades];
+      for (const s of this.series) if (s.ref) visit(s, (y) => y >= near0 && y <= near1 && take(y));
+    }
     if (this.yLog) {
       // At most 40 decades below the top (a tail that drops like e^(-λN) would flatten the rest).
       let b = Math.min(300, Math.log10(hi));
@@ -287,7 +290,9 @@ export class Plot {
       ctx.globalAlpha = 1;
       if (!tk.minor) drawTickLabel(ctx, tk, l - 6, y, 'right', fs, font);
     }
-    const xTicks = this.xLog ? logTicks(xMin, xMax, Math.max(3, Math.floor(w / (small ? 48 : 64)))) : linTicks(xMin, xMax, 6);
+    let xTicks = this.xLog ? logTicks(xMin, xMax, Math.max(3, Math.floor(w / (small ? 48 : 64)))) : linTicks(xMin, xMax, 6);
+    // A layer axis has whole numbers only: no 1.5 between layers 1 and 2.
+    if (this.integerX) xTicks = xTicks.filter((tk) => tk.minor || Number.isInteger(tk.v)).map((tk) => (tk.text === undefined ? tk : { ...tk, text: String(tk.v) }));
     ctx.textBaseline = 'top';
     for (const tk of xTicks) {
       const x = Math.round(this.px(tk.v)) + 0.5;
