@@ -21,7 +21,8 @@
 // (default 7). Needs the wasm build (`npm run build`; this script runs it when www/pkg is missing).
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -67,7 +68,7 @@ function markFirstNumber() {
   new MutationObserver(seen).observe(document, { subtree: true, childList: true, characterData: true });
 }
 
-async function firstNumber(context, url) {
+async function firstNumber(context, url, { record = true } = {}) {
   const page = await context.newPage();
   await page.goto(url, { waitUntil: 'load' });
   await page.waitForFunction(() => window.__firstNumber !== undefined, null, { timeout: 30_000 });
@@ -77,7 +78,7 @@ async function firstNumber(context, url) {
     return { t: window.__firstNumber, modules: mark('depthprod:modules-evaluated'), core: mark('depthprod:core-ready'), update: first?.start ?? NaN, work: first?.work ?? NaN };
   });
   await page.close();
-  breakdown.push(t);
+  if (record) breakdown.push(t);
   return t.t;
 }
 // Where the time to the first number goes, per load (main.js's performance marks).
@@ -125,6 +126,24 @@ async function sweep(page, moves) {
 
 console.log('depthprod page benchmark (headless chromium, this machine; a report, not a test)\n');
 const server = await startServer({ port: 0 });
+// The floor under "first number": two pages with none of the explorer, measured the same way. One
+// module that writes a number (the browser's own navigation, parse, first layout and module load
+// on this machine), and one that also loads the core's wasm and writes one evaluated value (plus
+// the wasm's fetch, compile and first run). What the explorer adds above them is its own.
+const FLOOR = mkdtempSync(join(tmpdir(), 'depthprod-floor-'));
+symlinkSync(PKG, join(FLOOR, 'pkg'));
+const floorPage = (script) => `<!doctype html><html lang="en"><meta charset="utf-8"><title>floor</title><p>log P<sub>N</sub> = <output data-testid="log-product-unscaled"></output></p><script type="module" src="${script}"></script></html>`;
+writeFileSync(join(FLOOR, 'plain.html'), floorPage('plain.js'));
+writeFileSync(join(FLOOR, 'plain.js'), "document.querySelector('[data-testid=\"log-product-unscaled\"]').textContent = '1';\n");
+writeFileSync(join(FLOOR, 'wasm.html'), floorPage('wasm.js'));
+writeFileSync(join(FLOOR, 'wasm.js'), [
+  "import init, { evaluate } from './pkg/depthprod_wasm.js';",
+  "await init({ module_or_path: new URL('./pkg/depthprod_wasm_bg.wasm', import.meta.url) });",
+  "const r = evaluate({ family: 'unscaled', a: 1, b: 1, variance: { kind: 'power', c: 1, q: 1 }, n: 1e6 });",
+  "document.querySelector('[data-testid=\"log-product-unscaled\"]').textContent = String(r.log_product.value);",
+  '',
+].join('\n'));
+const floorServer = await startServer({ port: 0, root: FLOOR });
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
 const rows = [];
 const row = (metric, value, goal) => {
@@ -147,6 +166,12 @@ try {
   await firstNumber(warmContext, server.url);
   const warm = [];
   for (let i = 0; i < LOADS; i++) warm.push(await firstNumber(warmContext, server.url));
+  // The floors, warm, in the same profile (alternating, so both see the same machine load).
+  const floor = { plain: [], wasm: [] };
+  for (const kind of ['plain', 'wasm']) await firstNumber(warmContext, `${floorServer.url}${kind}.html`, { record: false });
+  for (let i = 0; i < LOADS; i++) {
+    for (const kind of ['plain', 'wasm']) floor[kind].push(await firstNumber(warmContext, `${floorServer.url}${kind}.html`, { record: false }));
+  }
   await warmContext.close();
 
   // ── slider moves, then the same under x4 CPU throttling ──
@@ -201,6 +226,7 @@ try {
   row('  (worst warm / cold)', `${ms(Math.max(...warm))} / ${ms(Math.max(...cold))}`, '-');
   const med = (k) => ms(quantile(breakdown.map((b) => b[k]), 0.5));
   row('  (every load, median: modules evaluated / core ready / first update starts / its work)', `${med('modules')} / ${med('core')} / ${med('update')} / ${med('work')}`, '-');
+  row('  (floor, warm median: a page whose one module writes a number / the same loading the core wasm for one value)', `${ms(quantile(floor.plain, 0.5))} / ${ms(quantile(floor.wasm, 0.5))}`, '-');
   row('wasm module gzipped (raw)', `${kib(gz(wasmBytes))} (${kib(wasmBytes.length)})`, '< 60 KiB');
   row('  (JS glue gzipped (raw))', `${kib(gz(glueBytes))} (${kib(glueBytes.length)})`, '-');
   row('offline single file gzipped / raw', `${kib(gz(singleBytes))} / ${kib(singleBytes.length)}`, '< 100 / < 200 KiB');
@@ -213,4 +239,6 @@ try {
 } finally {
   await browser.close();
   await server.close();
+  await floorServer.close();
+  rmSync(FLOOR, { recursive: true, force: true });
 }
