@@ -348,10 +348,18 @@ test('the hand-off carries the fitted power law when the explorer can take it, a
   assert.equal(await explorer.inputValue('[data-testid="variance-model"]'), 'list');
   assert.equal(await explorer.textContent('[data-testid="error-c"]').catch(() => ''), '', 'the explorer takes the fitted c');
   // σ = 0.02 (the paper's): c ≈ 4e-4 is below the explorer's range, so only the list travels, and the note says why.
-  const small = await openLab(t, smallHash(['pre'], '&run=1'));
+  const small = await openLab(t, smallHash(['pre'], '&seed=1&run=1'));
   assert.equal(await finished(small), 'done');
   assert.doesNotMatch(await small.getAttribute('[data-testid="lab-to-explorer"]', 'href'), /&c=/);
   assert.match(await small.textContent('#lab-handoff-note'), /the fitted power law \(c = .*\) stays here, as .*c = .* is outside the supported range/);
+  // The lab itself still certifies the products with that fitted power law (rescaled to the core's
+  // range, docs/MATH.md §9), and the summary shows them as the CLI reports them.
+  const fitted = cli([...smallArgs('pre').slice(0, -2), '--seed', '1']).bound.unscaled_power_fit;
+  assert.ok(fitted && fitted.lo <= fitted.value && fitted.value <= fitted.hi, JSON.stringify(fitted));
+  const summary = await small.textContent('[data-testid="lab-summary-pre"]');
+  const shown = summary.match(/with the fitted power law in place of the list: ([\d.]+) \(Eq\. 9\)/);
+  assert.ok(shown && Math.abs(Number(shown[1]) - fitted.value) <= 1e-3 * fitted.value, summary);
+  assert.doesNotMatch(summary, /not evaluated/);
 });
 
 test('what a link got wrong stays on screen through its run=1, and one bad file is one message naming every placement', { timeout: 600_000 }, async (t) => {

@@ -86,6 +86,7 @@ export function summaryItem(norm, r) {
     `${NORM_NAMES[norm]}: A = ${e(b.a)}, B = ${e(b.b)} (Eqs. 47–48 with σ = ${r.config.init_std});`,
     b.unscaled ? `log of the Eq. 9 product with the measured σ_l² = ${e(b.unscaled.value)} (certified in [${plain(b.unscaled.lo, 12)}, ${plain(b.unscaled.hi, 12)}]);` : 'the Eq. 9 product could not be evaluated;',
     b.scaled ? `of Eq. 15: ${e(b.scaled.value)};` : '',
+    b.unscaled_power_fit ? `with the fitted power law in place of the list: ${e(b.unscaled_power_fit.value)} (Eq. 9)${b.scaled_power_fit ? ` and ${e(b.scaled_power_fit.value)} (Eq. 15)` : ''};` : '',
     last?.end_to_end_norm != null ? `measured ‖∂x_{L+1}/∂x_1‖₂ = ${e(last.end_to_end_norm)};` : '',
     fit ? `σ_l² ≈ ${e(fit.c)} · l^${e(fit.rate)} (least squares, r² = ${plain(fit.r2, 3)});` : '',
     r.loss != null ? `loss ${e(r.loss)}.` : '',

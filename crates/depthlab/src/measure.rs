@@ -29,7 +29,7 @@ use crate::error::LabError;
 use crate::lanczos::{lanczos_top, LanczosOptions, NormEstimate};
 use crate::linalg::{dot, norm2};
 use crate::model::{Config, Gaussian, LayerCache, LayerWeights, Model, Weights};
-use depthprod::{Enclosure, Family, Params, Plan, Variance};
+use depthprod::{Enclosure, Family, Params, Plan, Variance, C_RANGE};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -188,7 +188,8 @@ pub struct BoundReport {
     pub unscaled: Option<Interval>,
     /// log prod_{l=1}^{L} (1 + A/(l sigma_l) + B/(l sigma_l)^2) (Eq. 15).
     pub scaled: Option<Interval>,
-    /// The same two with the fitted power law c l^q in place of the list.
+    /// The same two with the fitted power law c l^q in place of the list (also for a fitted c
+    /// outside the core's range: [`power_law_product`]).
     pub unscaled_power_fit: Option<Interval>,
     pub scaled_power_fit: Option<Interval>,
     /// Why a product could not be evaluated (e.g. A or B beyond the core's [0, 100]).
@@ -983,6 +984,54 @@ fn prefixes(family: Family, a: f64, b: f64, values: &[f64]) -> Result<Vec<Interv
         .collect()
 }
 
+/// log P_n of `family` with sigma_l^2 = c l^q, a certified enclosure, also for c outside the
+/// core's range [`C_RANGE`] (the lab's fit at the paper's sigma = 0.02 gives c of about 4e-4).
+///
+/// Why it is valid. Every factor is 1 + A a_l + B a_l^2 with a_l = 1/s_l (unscaled) or
+/// 1/(l s_l) (scaled), s_l = sqrt(c l^q), so a_l = c^(-1/2) a_l(c = 1): the product with (A, B, c)
+/// equals the product with (A r^(1/2), B r, c') for r = c'/c and any c' > 0 (docs/MATH.md §9).
+/// With c' the nearest end of the range, A' = A sqrt(r) and B' = B r are computed in doubles:
+/// fl(c'/c), its square root and the product each round correctly, so A' is within 3u of
+/// A sqrt(r) and B' within 2u of B r (u = 2^-53, first order, with room for the second). The
+/// product is nondecreasing in A and in B (every factor is, A, B, a_l >= 0), so the exact value
+/// lies between the core's lower end at (A', B') shrunk by 8u and its upper end at them grown by
+/// 8u, each of those a double at or beyond the true A sqrt(r), B r. Inside the range (r = 1) the
+/// core is called with (A, B, c) as they are.
+pub fn power_law_product(
+    family: Family,
+    a: f64,
+    b: f64,
+    c: f64,
+    q: f64,
+    n: u64,
+) -> Result<Interval, depthprod::Error> {
+    let eval = |a: f64, b: f64, c: f64| {
+        Plan::new(&Params::power(family, a, b, c, q)).and_then(|p| p.log_product(n))
+    };
+    let target = if c.is_finite() && c > 0.0 {
+        c.clamp(C_RANGE.0, C_RANGE.1)
+    } else {
+        c
+    };
+    if target == c {
+        return eval(a, b, c).map(Interval::from);
+    }
+    let r = target / c;
+    let (a1, b1) = (a * r.sqrt(), b * r);
+    // 8u = 2^-50: 1 - 8u and 1 + 8u are doubles, and each product below rounds by at most u,
+    // leaving at least 5u of margin beyond the 3u (2u) of A' (B').
+    const DOWN: f64 = 1.0 - 8.0 * f64::EPSILON / 2.0;
+    const UP: f64 = 1.0 + 8.0 * f64::EPSILON / 2.0;
+    let lo = eval(a1 * DOWN, b1 * DOWN, target)?;
+    let hi = eval(a1 * UP, b1 * UP, target)?;
+    let mid = eval(a1, b1, target)?;
+    Ok(Interval {
+        value: mid.value,
+        lo: lo.lo,
+        hi: hi.hi,
+    })
+}
+
 fn bound_report(cfg: &Config, variances: &[f64], fit: Option<&Fit>) -> BoundParts {
     let (a, b, b_factored) = paper_a_b(cfg);
     let mut errors = Vec::new();
@@ -1001,9 +1050,8 @@ fn bound_report(cfg: &Config, variances: &[f64], fit: Option<&Fit>) -> BoundPart
     let n = variances.len() as u64;
     let mut power = |family: Family| -> Option<Interval> {
         let f = fit?;
-        let params = Params::power(family, a, b, f.c, f.rate);
-        match Plan::new(&params).and_then(|p| p.log_product(n)) {
-            Ok(e) => Some(e.into()),
+        match power_law_product(family, a, b, f.c, f.rate, n) {
+            Ok(e) => Some(e),
             Err(e) => {
                 errors.push(format!(
                     "{} product with the fitted power law c = {:.6e}, q = {:.6}: {e}",
