@@ -35,9 +35,39 @@ const enter = (next) => {
   stage = next;
   since = now;
 };
+const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
+
+// This module's f64 GEMM rate (the lab's own product, faer with gemm's SIMD128 kernels): the
+// physical limit a run is measured against. Best of five timings of enough products for ~0.2 s.
+function gemmRate(m, k, n) {
+  const flops = 2 * m * k * n;
+  let reps = 1;
+  for (;;) {
+    const t = performance.now();
+    lab.gemmRepeat(m, k, n, reps);
+    if (performance.now() - t > 200 || reps > 1 << 20) break;
+    reps *= 2;
+  }
+  let best = Infinity;
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    lab.gemmRepeat(m, k, n, reps);
+    best = Math.min(best, performance.now() - t);
+  }
+  return (flops * reps) / (best / 1000) / 1e9;
+}
+const rates = [[32, 128, 344], [128, 128, 344], [64, 768, 3072], [512, 512, 512]].map(([m, k, n]) => [`${m}x${k}x${n}`, gemmRate(m, k, n)]);
+for (const [shape, rate] of rates) console.log(`bench-lab: f64 GEMM ${shape} (x W^T), one thread, in this wasm module: ${rate.toFixed(2)} GFLOP/s`);
+
+const flopsBefore = lab.gemmFlops();
 const started = performance.now();
 lab.runLab(spec, undefined, undefined, (s) => { if (s !== stage) enter(s); }, undefined);
 enter(null);
-const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
-console.log(`bench-lab: ${norm}, ${small ? 'small case' : 'default preset'}: ${seconds(performance.now() - started)}`);
+const elapsed = performance.now() - started;
+console.log(`bench-lab: ${norm}, ${small ? 'small case' : 'default preset'}: ${seconds(elapsed)}`);
 for (const [name, ms] of stages) console.log(`bench-lab:   ${name} (until the next stage began): ${seconds(ms)}`);
+// The fraction of the GEMM peak: the run's products at the layer shape's rate, against its time
+// (the rest of a layer pass, attention's token mixing, norms and activations, is not counted as work).
+const gflop = (lab.gemmFlops() - flopsBefore) / 1e9;
+const layerRate = rates[0][1];
+console.log(`bench-lab: the run's products: ${gflop.toFixed(1)} GFLOP, ${seconds((gflop / layerRate) * 1000)} at the ${rates[0][0]} rate: ${((100 * gflop) / layerRate / (elapsed / 1000)).toFixed(0)} % of the run's time at the GEMM peak`);

@@ -14,6 +14,7 @@
 //! | `runLab(spec, weights, configJson, onProgress, onLayer, shouldStop)` | below; `weights` a `Uint8Array` of a `.safetensors` file or `undefined`; `configJson` the text of its `config.json` or `undefined`; the three callbacks functions or `undefined` | the report (below) |
 //! | `defaults()` | | the seeded defaults, `{d, heads, dff, tokens, layers, vocab, std, seed, tol, maxIter}` |
 //! | `version()` | | the crate version |
+//! | `gemmRepeat(m, k, n, reps)`, `gemmFlops()` | | for `scripts/bench-lab.mjs`: `reps` products in the lab's layer layout (a checksum back), and the floating-point operations of the lab's products so far |
 //!
 //! **Spec** (every field optional; the defaults are the CLI's, so the same spec and seed give
 //! the numbers of `depthprod lab --json` with the same flags): `norm` (`'pre'`, `'lns'`,
@@ -120,6 +121,19 @@ fn cli_lanczos() -> LanczosOptions {
 
 /// `runLab(spec, weights, configJson, onProgress, onLayer, shouldStop)`: one lab run (see the
 /// crate docs), through `depthlab::measure::run_streaming`.
+/// `gemmRepeat(m, k, n, reps)`: `reps` products of the lab's layer layout in this module, for
+/// `scripts/bench-lab.mjs`'s GEMM rate (returns a checksum).
+#[wasm_bindgen(js_name = gemmRepeat)]
+pub fn gemm_repeat(m: usize, k: usize, n: usize, reps: usize) -> f64 {
+    depthlab::bench::gemm_repeat(m, k, n, reps)
+}
+
+/// `gemmFlops()`: floating-point operations of the lab's products since the module started.
+#[wasm_bindgen(js_name = gemmFlops)]
+pub fn gemm_flops() -> f64 {
+    depthlab::bench::gemm_flops() as f64
+}
+
 #[wasm_bindgen(js_name = runLab)]
 pub fn run_lab(
     spec: JsValue,

@@ -149,12 +149,25 @@ fn main() {
         println!("default case, end-to-end norms only: {t:.3} s, one run ({it} steps)");
         return;
     }
+    let mut layer_rate = 0.0;
     for (m, k, n) in [(32, 128, 344), (64, 768, 3072), (512, 512, 512)] {
-        println!(
-            "faer f64 GEMM {m}x{k}x{n}, one thread: {:.2} GFLOP/s",
-            gemm_layout_rate(m, k, n, false, 1e9)
-        );
+        let rate = gemm_layout_rate(m, k, n, false, 1e9);
+        if m == 32 {
+            layer_rate = rate;
+        }
+        println!("faer f64 GEMM {m}x{k}x{n}, one thread: {rate:.2} GFLOP/s");
     }
+    // The fraction of the GEMM peak one default run achieves: its products (counted by the lab's
+    // gemm) at the layer shape's rate, against its time (one thread for a fair comparison:
+    // RAYON_NUM_THREADS=1).
+    let flops = depthlab::bench::gemm_flops();
+    let (t1, _) = time_run(Config::default_case(), 1);
+    let gflop = (depthlab::bench::gemm_flops() - flops) as f64 / 1e9;
+    println!(
+        "default case, one run: {t1:.3} s; its products {gflop:.1} GFLOP, {:.3} s at the 32x128x344 rate: {:.0} % of the run at the GEMM peak",
+        gflop / layer_rate,
+        100.0 * gflop / layer_rate / t1
+    );
     let (t, it) = time_selected(Config::default_case(), 3, only(false, true));
     println!("default case, end-to-end norms only: {t:.3} s best of 3 ({it} steps)");
     let (t, it) = time_selected(Config::default_case(), 3, only(true, false));

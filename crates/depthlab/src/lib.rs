@@ -34,6 +34,12 @@ pub use ops::{MlpKind, NormKind};
 
 /// Internals exposed for the tests (finite-difference checks of each operation); not a stable API.
 #[doc(hidden)]
+/// For the benchmarks (reported, never timed in tests): this build's GEMM rate and the floating-point
+/// operations the lab's products have done, so a run's fraction of the GEMM peak can be reported.
+pub mod bench {
+    pub use crate::linalg::{gemm_flops, gemm_repeat};
+}
+
 pub mod testing {
     pub use crate::linalg::{dot, norm2};
     pub use crate::ops::{

@@ -4,6 +4,18 @@
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Floating-point operations (2 m k n per product) done by [`gemm`] since the process (or wasm
+/// instance) started: the benchmarks divide it by a run's time and by the machine's GEMM rate to
+/// report the fraction of the peak a run achieves. One relaxed atomic add per product, which at
+/// the lab's smallest products (32 x 128 x 344, ~3 MFLOP) is noise.
+static GEMM_FLOPS: AtomicU64 = AtomicU64::new(0);
+
+/// See [`GEMM_FLOPS`].
+pub fn gemm_flops() -> u64 {
+    GEMM_FLOPS.load(Ordering::Relaxed)
+}
 
 /// c (m x n) = beta_add ? c + op(a) op(b) : op(a) op(b), where op(a) is m x k and op(b) is k x n.
 /// `ta`: a is stored k x m (so op(a) = a^T); `tb`: b is stored n x k (so op(b) = b^T).
@@ -22,6 +34,7 @@ pub(crate) fn gemm(
     debug_assert_eq!(c.len(), m * n);
     debug_assert_eq!(a.len(), m * k);
     debug_assert_eq!(b.len(), k * n);
+    GEMM_FLOPS.fetch_add(2 * (m * k * n) as u64, Ordering::Relaxed);
     let am = if ta {
         MatRef::from_row_major_slice(a, k, m).transpose()
     } else {
@@ -111,4 +124,17 @@ pub(crate) fn axpy(y: &mut [f64], alpha: f64, x: &[f64]) {
     for (yi, xi) in y.iter_mut().zip(x) {
         *yi += alpha * xi;
     }
+}
+
+/// `reps` products c = x W^T (x: m x k, W stored n x k, a layer's layout) on fixed data, for the
+/// benchmarks' GEMM rate in the build being measured (native, or the wasm module in node): returns
+/// the sum of the last c so the work cannot be skipped. Reported, never timed in a test.
+pub fn gemm_repeat(m: usize, k: usize, n: usize, reps: usize) -> f64 {
+    let a: Vec<f64> = (0..m * k).map(|i| ((i % 7) as f64 - 3.0) * 0.25).collect();
+    let b: Vec<f64> = (0..n * k).map(|i| ((i % 5) as f64 - 2.0) * 0.5).collect();
+    let mut c = vec![0.0; m * n];
+    for _ in 0..reps {
+        gemm(&mut c, &a, &b, m, k, n, false, true, false);
+    }
+    c.iter().sum()
 }
