@@ -142,7 +142,15 @@ test('a small Pre-LN and LNS run finishes and its tables equal depthprod lab --j
   assert.equal(await finished(page), 'done', await page.textContent('[data-testid="lab-error"]'));
   assert.match(await page.textContent('[data-testid="lab-status"]'), /Finished in \d/);
   assert.equal(await page.evaluate(() => document.querySelector('[data-testid="lab-progress"]').getAttribute('aria-valuenow')), '1');
-  for (const norm of ['pre', 'lns']) compareWithCli(t, await readTable(page, norm), cli(smallArgs(norm)), norm);
+  for (const norm of ['pre', 'lns']) {
+    const json = cli(smallArgs(norm));
+    compareWithCli(t, await readTable(page, norm), json, norm);
+    // The measurements agree to rounding (FMA natively); the network and its input are the same
+    // doubles, bit for bit, in the wasm build and the native one.
+    const shown = await page.textContent(`[data-testid="lab-digest-${norm}"]`);
+    assert.ok(/^[0-9a-f]{16}$/.test(json.digest.weights) && /^[0-9a-f]{16}$/.test(json.digest.input), JSON.stringify(json.digest));
+    assert.match(shown, new RegExp(`Weights digest ${json.digest.weights}, input digest ${json.digest.input}`));
+  }
   // Every figure drew something and says it with the run's numbers.
   for (const id of ['variance', 'jacobians', 'endToEnd', 'looseness', 'gradients']) {
     assert.match(await page.textContent(`[data-testid="lab-words-${id}"]`), /This run: Pre-LN: .*LNS: /, id);
@@ -174,6 +182,7 @@ test('a dropped .safetensors checkpoint (with config.json) gives the numbers of 
   assert.equal(await finished(page), 'done', await page.textContent('[data-testid="lab-error"]'));
   const json = cli(['--norm', 'lns', '--weights', fileURLToPath(CHECKPOINT), '--tokens', '5', '--seed', '3']);
   compareWithCli(t, await readTable(page, 'lns'), json, 'checkpoint, lns');
+  assert.match(await page.textContent('[data-testid="lab-digest-lns"]'), new RegExp(`Weights digest ${json.digest.weights}, input digest ${json.digest.input}`));
 });
 
 test('Cancel stops a large run at once, the page stays responsive, and the next run starts fresh', { timeout: 600_000 }, async (t) => {

@@ -94,6 +94,10 @@ export function summaryItem(norm, r) {
   const text = el('span');
   rich(text, parts.filter(Boolean).join(' '));
   li.append(text);
+  if (r.digest) {
+    // The same digests as `depthprod lab --json`: the same network and input, bit for bit.
+    li.append(el('span', ` Weights digest ${r.digest.weights}, input digest ${r.digest.input} (as depthprod lab --json reports them for the same settings).`, { class: 'hint mono', 'data-testid': `lab-digest-${norm}` }));
+  }
   if (b.errors?.length) {
     // The lab's reasons a product was not evaluated (e.g. a fitted c outside the core's range).
     const more = el('details', null, { class: 'lab-notes' });

@@ -211,6 +211,17 @@ pub struct Report {
     pub bound: BoundReport,
     pub angular_distance: Option<Vec<Vec<f64>>>,
     pub lanczos_tol: f64,
+    /// Digests of the doubles the run started from ([`crate::model::digest`], 16 hex digits): the
+    /// weights, and the input stream x_1 (T x d). Equal digests from the CLI and the page mean the
+    /// two builds measured the very same network on the very same input.
+    pub digest: Digests,
+}
+
+/// See [`Report::digest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Digests {
+    pub weights: String,
+    pub input: String,
 }
 
 /// Progress: (phase, done, total).
@@ -759,6 +770,10 @@ pub fn run_streaming(spec: &LabSpec, hooks: &Hooks) -> Result<Report, LabError> 
 
 fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
     let (model, x1, ids) = build(spec)?;
+    let digests = Digests {
+        weights: format!("{:016x}", model.weights.digest()),
+        input: format!("{:016x}", crate::model::digest(&[&x1])),
+    };
     let cfg = &model.cfg;
     let big_l = cfg.layers;
     let opts = spec.lanczos;
@@ -955,6 +970,7 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
         bound: bound.report,
         angular_distance: angular,
         lanczos_tol: opts.tol,
+        digest: digests,
     })
 }
 

@@ -365,6 +365,57 @@ pub struct Weights {
     pub lm_head: Option<Vec<f64>>,
 }
 
+impl Weights {
+    /// Every weight's bits in a fixed order (embedding; per layer q, k, v, o, gate, up, down and
+    /// the norms' gains; the final norm; the unembedding when untied), through [`digest`]: equal
+    /// digests mean the same doubles, which is how the native and the wasm builds are checked to
+    /// draw (or load) identical weights for a seed.
+    pub fn digest(&self) -> u64 {
+        let mut parts: Vec<&[f64]> = vec![&self.embed];
+        for l in &self.layers {
+            parts.extend([
+                &l.attn.q[..],
+                &l.attn.k,
+                &l.attn.v,
+                &l.attn.o,
+                &l.mlp.gate,
+                &l.mlp.up,
+                &l.mlp.down,
+                &l.attn_norm,
+                &l.mlp_norm,
+                &l.attn_out_norm,
+                &l.mlp_out_norm,
+            ]);
+        }
+        parts.push(&self.final_norm);
+        if let Some(h) = &self.lm_head {
+            parts.push(h);
+        }
+        digest(&parts)
+    }
+}
+
+/// FNV-1a (64-bit) over the bit patterns of the doubles, in order, with each slice's length
+/// mixed in first (so [a][b, c] and [a, b][c] differ). Not cryptographic: it identifies the
+/// same data, it does not authenticate it.
+pub fn digest(parts: &[&[f64]]) -> u64 {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |word: u64| {
+        for byte in word.to_le_bytes() {
+            h ^= u64::from(byte);
+            h = h.wrapping_mul(PRIME);
+        }
+    };
+    for part in parts {
+        eat(part.len() as u64);
+        for x in part.iter() {
+            eat(x.to_bits());
+        }
+    }
+    h
+}
+
 /// Standard normal draws from ChaCha20 by Box-Muller with `libm`, so the same seed gives the same
 /// bits natively and in wasm32.
 #[derive(Debug)]

@@ -221,7 +221,32 @@ fn same_seed_same_weights_for_every_placement() {
         assert_eq!(a.embed, b.embed);
         assert_eq!(a.layers[2].mlp.down, b.layers[2].mlp.down);
         assert_eq!(a.lm_head, b.lm_head);
+        // placements with their own gains (Sandwich's output norms are ones) differ only there
+        let mut c = b.clone();
+        for l in &mut c.layers {
+            l.attn_out_norm = a.layers[0].attn_out_norm.clone();
+            l.mlp_out_norm = a.layers[0].mlp_out_norm.clone();
+        }
+        assert_eq!(a.digest(), c.digest(), "{p:?}");
     }
+}
+
+/// The digest the CLI and the page report (`Report::digest`) tells weights apart by their bits:
+/// another seed, or one weight moved by one ulp, changes it; the same doubles keep it.
+#[test]
+fn the_weights_digest_sees_every_bit() {
+    let a = Weights::seeded(&tiny(Placement::Pre), &mut Gaussian::new(9));
+    assert_eq!(a.digest(), a.clone().digest());
+    let other = Weights::seeded(&tiny(Placement::Pre), &mut Gaussian::new(10));
+    assert_ne!(a.digest(), other.digest());
+    let mut moved = a.clone();
+    let w = &mut moved.layers[1].attn.v[3];
+    *w = f64::from_bits(w.to_bits() + 1);
+    assert_ne!(a.digest(), moved.digest());
+    let mut last = a.clone();
+    let n = last.final_norm.len();
+    last.final_norm[n - 1] = -last.final_norm[n - 1];
+    assert_ne!(a.digest(), last.digest());
 }
 
 #[test]

@@ -549,6 +549,7 @@ pub fn contract_json(r: &Report) -> Value {
         "loss": r.loss,
         "final_variance": r.final_variance,
         "lanczos_tol": r.lanczos_tol,
+        "digest": r.digest,
         "layers": layers,
         "fit": {"power": fit(&r.fit_power, "q"), "exponential": fit(&r.fit_exponential, "lambda")},
         "bound": {
