@@ -59,13 +59,21 @@ const wasmBytes = readFileSync(join(PKG, 'depthprod_wasm_bg.wasm'));
 const glueBytes = readFileSync(join(PKG, 'depthprod_wasm.js'));
 const singleBytes = readFileSync(SINGLE);
 
-// Marks the first certified number (the unscaled readout) as soon as it is in the DOM.
+// Marks the first certified number (the unscaled readout) as soon as it is in the DOM. The observer
+// watches the readout alone, from the end of parsing on (module scripts, which write it, run after
+// that): one watching the whole document from its start ran on every node the parser added, a cost
+// the measurement itself put on the explorer's large page and not on the small floor pages.
 function markFirstNumber() {
   const seen = () => {
     const el = document.querySelector('[data-testid="log-product-unscaled"]');
     if (el && /^\d/.test(el.textContent.trim()) && !window.__firstNumber) window.__firstNumber = performance.now();
   };
-  new MutationObserver(seen).observe(document, { subtree: true, childList: true, characterData: true });
+  document.addEventListener('readystatechange', () => {
+    if (document.readyState !== 'interactive') return;
+    const el = document.querySelector('[data-testid="log-product-unscaled"]');
+    new MutationObserver(seen).observe(el ?? document, { subtree: true, childList: true, characterData: true });
+    seen();
+  });
 }
 
 async function firstNumber(context, url, { record = true } = {}) {
