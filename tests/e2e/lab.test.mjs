@@ -282,8 +282,20 @@ test('"Use these variances in the explorer" reproduces the measured list exactly
   const json = cli(smallArgs('pre'));
   assert.equal(await explorer.inputValue('[data-testid="input-a"]'), String(json.bound.A));
   assert.equal(await explorer.inputValue('[data-testid="input-b"]'), String(json.bound.B));
-  // And the explorer links back to the lab.
-  assert.equal(await explorer.getAttribute('[data-testid="to-lab"]', 'href'), 'lab.html');
+  // And the explorer links back to the lab, to the very view the list came from (without run=1),
+  // also after the explorer has rewritten its own link.
+  const labView = await page.evaluate(() => location.hash);
+  assert.match(labView, /^#norms=pre,lns&d=16&/);
+  assert.equal(await explorer.getAttribute('[data-testid="to-lab"]', 'href'), `lab.html${labView}`);
+  await explorer.waitForFunction(() => /[#&]lab=/.test(location.hash));
+  const again = await session.page(t);
+  await again.goto(await explorer.evaluate(() => location.href));
+  await again.waitForFunction(() => window.depthprodStats && window.depthprodStats.updates > 0, null, { timeout: 30_000 });
+  assert.equal(await again.getAttribute('[data-testid="to-lab"]', 'href'), `lab.html${labView}`);
+  await again.click('[data-testid="to-lab"]');
+  await again.waitForFunction(() => document.body.dataset.labState === 'ready', null, { timeout: 30_000 });
+  assert.equal(await again.inputValue('[data-testid="lab-d"]'), String(SMALL.d));
+  assert.equal(await again.inputValue('[data-testid="lab-layers"]'), String(SMALL.layers));
 });
 
 test('every figure exports a real SVG and a CSV by layer; the end-to-end figure draws the certified bound beside the measurement', { timeout: 600_000 }, async (t) => {

@@ -325,7 +325,9 @@ function setHandoff(report, ready) {
   // c and q fill the explorer's power-law fields (used when the reader switches from the list to
   // the power law); the list itself is what the list view evaluates.
   const cq = fit && !refused ? `&c=${String(fit.c)}&q=${String(fit.rate)}` : '';
-  handoff.href = `index.html#families=unscaled,scaled&a=${String(b.a)}&b=${String(b.b)}${cq}&variance=list&list=${list}`;
+  // lab=: this view's own fragment, so the explorer's link back reopens it (without run=1).
+  const back = `&lab=${encodeURIComponent(toFragment(state).slice(1))}`;
+  handoff.href = `index.html#families=unscaled,scaled&a=${String(b.a)}&b=${String(b.b)}${cq}&variance=list&list=${list}${back}`;
   handoff.removeAttribute('aria-disabled');
   const who = `${NORM_NAMES[report.config.placement] ?? 'the first placement'}’s ${report.layers.length} measured variances, A = ${String(b.a)}, B = ${String(b.b)}`;
   const fitNote = !fit

@@ -86,6 +86,8 @@ function applyFragment(hash, { now = false } = {}) {
   const parsed = parseFragment(stripEmbed(hash)); // embed=1 is the layout's, not the state's
   state = parsed.state;
   const present = new URLSearchParams(String(hash).replace(/^#/, ''));
+  // A hand-off from the lab names the lab's view (its own fragment): the link back reopens it.
+  document.querySelector('[data-testid="to-lab"]')?.setAttribute('href', state.lab ? `lab.html#${state.lab}` : 'lab.html');
   if (state.variance === 'list' && !present.has('n')) {
     // A link with a list but no depth shows the list's full depth, as pasting it does.
     const r = parsedList(state.text.list);

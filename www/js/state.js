@@ -65,7 +65,7 @@ export function cleanMessage(msg) {
 
 // ───────────────────────────── URL fragment ─────────────────────────────
 
-const KNOWN_KEYS = new Set(['a', 'b', 'c', 'q', 'eps', 'n', 'families', 'variance', 'lambda', 'list', 'logy', 'linx', 'zoom', 'why']);
+const KNOWN_KEYS = new Set(['a', 'b', 'c', 'q', 'eps', 'n', 'families', 'variance', 'lambda', 'list', 'logy', 'linx', 'zoom', 'why', 'lab']);
 /** `scaled.eps=0.5`, `unscaled.q=1`, `scaled.c=2`: a family's own power law. */
 const OWN_KEY = /^(unscaled|scaled|harmonic|sqrt-scaled)\.(c|q|eps)$/;
 const MAX_FRAGMENT = 200_000;
@@ -111,7 +111,7 @@ export function parseFragment(hash) {
       continue;
     }
     if (!KNOWN_KEYS.has(key)) {
-      problems.push({ key: 'fragment', message: `unknown setting “${truncate(key)}” ignored (known: a, b, c, q, eps, n, families, variance, lambda, list, logy, linx, zoom, and scaled.eps-style per-product keys)` });
+      problems.push({ key: 'fragment', message: `unknown setting “${truncate(key)}” ignored (known: a, b, c, q, eps, n, families, variance, lambda, list, logy, linx, zoom, lab, and scaled.eps-style per-product keys)` });
       continue;
     }
     switch (key) {
@@ -145,6 +145,9 @@ export function parseFragment(hash) {
         break;
       }
       case 'why': // which card's "Why" to open: read by proofs.js, not part of the state
+        break;
+      case 'lab': // the lab view a hand-off came from (its fragment): the link back reopens it
+        state.lab = value;
         break;
       case 'list':
         if (value === LIST_NOT_IN_LINK) {
@@ -218,6 +221,7 @@ export function serialize(good, state) {
   if (!state.logy) parts.push('logy=0');
   if (state.linx) parts.push('linx=1');
   if (state.zoom) parts.push(`zoom=${state.zoom.map((x) => enc(depthToken(x))).join(',')}`);
+  if (state.lab) parts.push(`lab=${encodeURIComponent(state.lab)}`);
   return `#${parts.join('&')}`;
 }
 
