@@ -754,11 +754,10 @@ impl Model {
 
     /// J_l applied to k tangents at once: `dxs` holds them back to back (k T d values, tangent b
     /// at b T d), and so does the result. The weight products are then (k T)-row GEMMs instead of
-    /// k T-row ones ([`crate::ops`]); what that saves depends on the machine (measured here, where
-    /// faer's 32-row products already run near its rate: up to ~15 % per tangent for k = 2-4, a
-    /// loss for k >= 16). Every tangent goes through the same operations as in
-    /// [`Model::layer_jvp`], but the GEMM may sum in another order, so the results agree to
-    /// rounding (tests/batched.rs; bit for bit in every case measured), not by construction.
+    /// k T-row ones ([`crate::ops`]), which run a little nearer the product's peak rate. Every
+    /// tangent goes through the same operations as in [`Model::layer_jvp`], and the product sums
+    /// each entry in one order whatever its row count ([`crate::linalg`]), so the results are
+    /// the single pass's bit for bit (tests/batched.rs).
     pub fn layer_jvp_batch(&self, l: usize, c: &LayerCache, dxs: &[f64]) -> Vec<f64> {
         assert_eq!(
             dxs.len() % (self.cfg.tokens * self.cfg.d),
