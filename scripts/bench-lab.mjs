@@ -37,7 +37,7 @@ const enter = (next) => {
 };
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
-// This module's f64 GEMM rate (the lab's own product, faer with gemm's SIMD128 kernels): the
+// This module's f64 GEMM rate (the lab's own product, its SIMD128 clone): the
 // physical limit a run is measured against. Best of five timings of enough products for ~0.2 s.
 function gemmRate(m, k, n) {
   const flops = 2 * m * k * n;
