@@ -123,6 +123,20 @@ fn agrees_with_pytorch_for_every_placement() {
     }
 }
 
+/// A `.safetensors` file of f64 tensors given as (name, shape, little-endian bytes).
+fn serialize_f64(owned: &[(String, Vec<usize>, Vec<u8>)]) -> Vec<u8> {
+    let views: Vec<(String, TensorView<'_>)> = owned
+        .iter()
+        .map(|(n, s, d)| {
+            (
+                n.clone(),
+                TensorView::new(Dtype::F64, s.clone(), d).unwrap(),
+            )
+        })
+        .collect();
+    safetensors::serialize(views, None).unwrap()
+}
+
 /// Rewrites the reference file with one change.
 fn rewrite(edit: impl Fn(&str, &mut Vec<usize>, &mut Vec<u8>) -> bool) -> Vec<u8> {
     let bytes = std::fs::read(format!("{DIR}/weights.safetensors")).unwrap();
@@ -135,16 +149,7 @@ fn rewrite(edit: impl Fn(&str, &mut Vec<usize>, &mut Vec<u8>) -> bool) -> Vec<u8
             owned.push((name, shape, data));
         }
     }
-    let views: Vec<(String, TensorView<'_>)> = owned
-        .iter()
-        .map(|(n, s, d)| {
-            (
-                n.clone(),
-                TensorView::new(Dtype::F64, s.clone(), d).unwrap(),
-            )
-        })
-        .collect();
-    safetensors::serialize(views, None).unwrap()
+    serialize_f64(&owned)
 }
 
 fn load_err(bytes: &[u8], ov: &Overrides) -> String {
@@ -307,16 +312,7 @@ fn with_tensors(keep: impl Fn(&str) -> bool, extra: &[(&str, Vec<usize>)]) -> Ve
         let len = 8 * shape.iter().product::<usize>();
         owned.push((name.to_string(), shape.clone(), vec![0; len]));
     }
-    let views: Vec<(String, TensorView<'_>)> = owned
-        .iter()
-        .map(|(n, s, d)| {
-            (
-                n.clone(),
-                TensorView::new(Dtype::F64, s.clone(), d).unwrap(),
-            )
-        })
-        .collect();
-    safetensors::serialize(views, None).unwrap()
+    serialize_f64(&owned)
 }
 
 /// A bias tensor means a network with biases (Qwen2's q/k/v, or attention_bias without the key
