@@ -11,7 +11,10 @@
 //   throttled x4        the same with DevTools CPU throttling x4 (a mid-range phone)
 //   first number        navigation start to the first certified number in the DOM; warm = the same
 //                       browser profile reloading (HTTP and code caches filled), cold = a fresh
-//                       profile per load (empty caches)
+//                       profile per load (empty caches); warm is measured twice: from this repo's
+//                       server (`no-cache`: every file revalidated, a 304 each) and from the same
+//                       files with `max-age=600`, the policy of GitHub Pages (nothing revalidated
+//                       within ten minutes)
 //   sizes               the wasm module, and the offline single file (this script runs the bundle)
 //   wasm vs JS loop     at N = 10^6: a whole 1000-point log P_N curve from a freshly prepared core
 //                       product against one value by the plain JS loop a blogger writes
@@ -174,6 +177,12 @@ try {
   await firstNumber(warmContext, server.url);
   const warm = [];
   for (let i = 0; i < LOADS; i++) warm.push(await firstNumber(warmContext, server.url));
+  // The same warm loads from a host that gives the files a lifetime (GitHub Pages: max-age=600).
+  const hostServer = await startServer({ port: 0, cacheControl: 'max-age=600' });
+  await firstNumber(warmContext, hostServer.url, { record: false });
+  const warmHost = [];
+  for (let i = 0; i < LOADS; i++) warmHost.push(await firstNumber(warmContext, hostServer.url, { record: false }));
+  await hostServer.close();
   // The floors, warm, in the same profile (alternating, so both see the same machine load).
   const floor = { plain: [], wasm: [] };
   for (const kind of ['plain', 'wasm']) await firstNumber(warmContext, `${floorServer.url}${kind}.html`, { record: false });
@@ -232,6 +241,7 @@ try {
   row('  (update work throttled x4, median / p95)', medP95(throttled.map((m) => m[1])), '-');
   row('first certified number, warm / cold (median)', `${ms(quantile(warm, 0.5))} / ${ms(quantile(cold, 0.5))}`, '< 300 ms / < 600 ms');
   row('  (worst warm / cold)', `${ms(Math.max(...warm))} / ${ms(Math.max(...cold))}`, '-');
+  row('  (warm from a host with max-age=600, as GitHub Pages: median / worst)', `${ms(quantile(warmHost, 0.5))} / ${ms(Math.max(...warmHost))}`, '< 300 ms');
   const med = (k) => ms(quantile(breakdown.map((b) => b[k]), 0.5));
   row('  (every load, median: modules evaluated / core ready / first update starts / its work)', `${med('modules')} / ${med('core')} / ${med('update')} / ${med('work')}`, '-');
   row('  (floor, warm median: a page whose one module writes a number / the same loading the core wasm for one value)', `${ms(quantile(floor.plain, 0.5))} / ${ms(quantile(floor.wasm, 0.5))}`, '-');

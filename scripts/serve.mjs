@@ -54,7 +54,7 @@ export function resolveInside(root, urlPath) {
   return file === root || file.startsWith(root + sep) ? file : null;
 }
 
-async function handle(root, req, res) {
+async function handle(root, cacheControl, req, res) {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return send(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
   }
@@ -71,13 +71,15 @@ async function handle(root, req, res) {
     info = await stat(file).catch(() => null);
   }
   if (!info?.isFile()) return send(res, 404, 'Not Found');
-  // no-cache: the browser revalidates every file on every load (an edited file shows at once), and
-  // an unchanged one costs a 304 without its body (a weak ETag of size and mtime), as a static
-  // host answers, instead of the whole file again.
+  // no-cache (the default): the browser revalidates every file on every load (an edited file shows
+  // at once), and an unchanged one costs a 304 without its body (a weak ETag of size and mtime), as
+  // a static host answers, instead of the whole file again. The benchmark also serves with a
+  // lifetime (`cacheControl: 'max-age=600'`, GitHub Pages' policy) to measure a host that lets
+  // the browser skip the revalidations.
   const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
   const headers = {
     'content-type': TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
-    'cache-control': 'no-cache',
+    'cache-control': cacheControl,
     etag,
     'x-content-type-options': 'nosniff',
   };
@@ -94,12 +96,13 @@ async function handle(root, req, res) {
 
 /**
  * Starts the server. Resolves to `{ server, url, close() }` once it listens.
- * `port: 0` picks a free port; `host` defaults to the loopback address.
+ * `port: 0` picks a free port; `host` defaults to the loopback address; `cacheControl` is every
+ * response's Cache-Control (default `no-cache`).
  */
-export function startServer({ root = DEFAULT_ROOT, port = 8080, host = '127.0.0.1' } = {}) {
+export function startServer({ root = DEFAULT_ROOT, port = 8080, host = '127.0.0.1', cacheControl = 'no-cache' } = {}) {
   const absRoot = resolve(root);
   const server = createServer((req, res) => {
-    handle(absRoot, req, res).catch((err) => {
+    handle(absRoot, cacheControl, req, res).catch((err) => {
       if (!res.headersSent) send(res, 500, 'Internal Server Error');
       else res.destroy();
       console.error(`serve: ${req.url}: ${err.message}`);

@@ -41,3 +41,17 @@ test('serve.mjs: a file, then a 304 for the unchanged file, 403 outside the fold
     await server.close();
   }
 });
+
+test('serve.mjs: cacheControl sets every response’s Cache-Control (the benchmark’s static-host case)', async () => {
+  const server = await startServer({ port: 0, cacheControl: 'max-age=600' });
+  try {
+    const first = await get(server.url, '/js/format.js');
+    assert.equal(first.status, 200);
+    assert.equal(first.headers['cache-control'], 'max-age=600');
+    const again = await get(server.url, '/js/format.js', { 'if-none-match': first.headers.etag });
+    assert.equal(again.status, 304);
+    assert.equal(again.headers['cache-control'], 'max-age=600');
+  } finally {
+    await server.close();
+  }
+});
