@@ -23,6 +23,9 @@ const KC: usize = 256;
 const MC: usize = 64;
 /// Columns of op(b) packed at once.
 const NC: usize = 512;
+/// f64s of the packed panels one product allocates at most (MC and NC are multiples of every
+/// tile's MR and NR), counted by the memory estimate once per thread.
+pub(crate) const PACK_ELEMENTS: usize = (MC + NC) * KC;
 
 /// c (m x n) = beta_add ? c + op(a) op(b) : op(a) op(b), where op(a) is m x k and op(b) is k x n.
 /// `ta`: a is stored k x m (so op(a) = a^T); `tb`: b is stored n x k (so op(b) = b^T).

@@ -22,6 +22,8 @@
 //!   converges), the end-to-end norms (per chain up to 3 x 48 vectors of n, 48 the subspace's
 //!   cap: the subspace, its images and the batch being moved), the gradients (one layer's
 //!   parameter gradient and the 2 T vocab logits and their gradient) and the angular map.
+//! - **packing**: each thread's matrix product packs panels of its operands, at most
+//!   (64 + 512) x 256 words (about 1.2 MB; `linalg::gemm`).
 //!
 //! Accuracy (stated, and checked against the peak resident size of CLI runs on this machine, two
 //! threads): the weights term is exact, and the whole estimate is an upper bound of the f64 data
@@ -200,7 +202,9 @@ pub fn activation_bytes(cfg: &Config, lanczos: &LanczosOptions, select: &Selecti
     if select.angular {
         stage = stage.max((layers + 1) * (layers + 1));
     }
-    clamp(F64 * (kept + stage))
+    // Each thread's product packs panels of its operands (`linalg::gemm`, about 1.2 MB).
+    let packing = workers * crate::linalg::PACK_ELEMENTS as u128;
+    clamp(F64 * (kept + stage + packing))
 }
 
 /// The estimate for a run of `cfg` (validated) with `file` bytes of checkpoint to read (0 when
