@@ -179,15 +179,16 @@ fn main() {
         );
     }
     // The fraction of the GEMM peak one default run achieves: its products (counted by the lab's
-    // gemm) at the layer shape's rate, against its time (one thread for a fair comparison:
-    // RAYON_NUM_THREADS=1).
+    // gemm) at the layer shape's one-thread rate times the threads the run may use, against its
+    // time (`RAYON_NUM_THREADS=1` for the one-thread figure).
+    let threads = depthlab::measure::worker_threads() as f64;
     let flops = depthlab::bench::gemm_flops();
     let (t1, _) = time_run(Config::default_case(), 1);
     let gflop = (depthlab::bench::gemm_flops() - flops) as f64 / 1e9;
     println!(
-        "default case, one run: {t1:.3} s; its products {gflop:.1} GFLOP: {:.0} % of the run at the lab product's 32x128x344 rate, {:.0} % at faer's",
-        100.0 * gflop / layer_rate / t1,
-        100.0 * gflop / layer_peak / t1
+        "default case, one run on {threads} thread(s): {t1:.3} s; its products {gflop:.1} GFLOP: {:.0} % of the run at the lab product's 32x128x344 rate, {:.0} % at faer's",
+        100.0 * gflop / (threads * layer_rate) / t1,
+        100.0 * gflop / (threads * layer_peak) / t1
     );
     let (t, it) = time_selected(Config::default_case(), 3, only(false, true));
     println!("default case, end-to-end norms only: {t:.3} s best of 3 ({it} steps)");
