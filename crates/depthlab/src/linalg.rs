@@ -34,8 +34,8 @@ pub(crate) const PACK_ELEMENTS: usize = (MC + NC) * KC;
 /// in that order, every product and sum rounded once (Rust never fuses them into an FMA). The
 /// blocking below only chooses which entries advance together, so the result equals the naive
 /// triple loop's bit for bit on every target (tested), and native and wasm32 builds of the lab
-/// give identical measurements. The price: no FMA natively (a BLAS with FMA and AVX2 lanes runs
-/// about twice as fast per core here; the lab's benchmark reports the rate).
+/// give identical measurements. The price: no FMA natively (faer, with FMA, ran 1.2-1.7 times
+/// as fast per core here; `examples/bench.rs` reports both rates).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gemm(
     c: &mut [f64],
