@@ -10,30 +10,16 @@
 // crates/depthlab/src/linalg.rs), its transcendental functions come from the `libm` crate on
 // both builds, and the rest is IEEE arithmetic in a fixed order.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { cli } from './lab-cli.mjs';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = new URL('../../www/pkg/', import.meta.url);
 const lab = await import(new URL('depthlab_wasm.js', pkg));
 lab.initSync({ module: readFileSync(new URL('depthlab_wasm_bg.wasm', pkg)) });
 const CHECKPOINT = new URL('../reference/lab/weights.safetensors', import.meta.url);
 const CHECKPOINT_CONFIG = new URL('../reference/lab/config.json', import.meta.url);
-
-let cliPath = null;
-/** `depthprod lab ... --json` from the debug CLI `cargo test --workspace` built (see lab.test.mjs). */
-function cli(args) {
-  if (!cliPath) {
-    const r = spawnSync('cargo', ['test', '-q', '--workspace', '--no-run'], { cwd: REPO, stdio: 'inherit' });
-    assert.equal(r.status, 0, 'cargo test --workspace --no-run failed');
-    const meta = JSON.parse(execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 }));
-    cliPath = `${meta.target_directory}/debug/depthprod`;
-  }
-  const out = execFileSync(cliPath, ['lab', ...args, '--json'], { cwd: REPO, encoding: 'utf8', env: { ...process.env, NO_PROGRESS: '1' }, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 });
-  return JSON.parse(out);
-}
 
 /**
  * Asserts that two values are the same, numbers by Object.is (so 0 and -0 differ, and NaN equals

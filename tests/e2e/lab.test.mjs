@@ -4,18 +4,14 @@
 // exactly; bad dimensions and bad files get messages; axe finds nothing; the explorer itself does
 // not load the lab. The harness fails every test on a request that leaves the origin.
 //
-// The CLI is the binary `cargo test --workspace` (npm test) has built (test profile). The same
-// `cargo test --workspace --no-run` is run first: a no-op after npm test's Rust tests (a different
-// cargo command would unify features or profiles differently and rebuild faer for minutes), and a
-// build when this file is run alone.
+// The CLI is the debug binary `cargo test --workspace` (npm test) has built (lab-cli.mjs).
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test as nodeTest } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { browsers } from './harness.mjs';
+import { cli } from './lab-cli.mjs';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 const CHECKPOINT = new URL('../reference/lab/weights.safetensors', import.meta.url);
 const CHECKPOINT_CONFIG = new URL('../reference/lab/config.json', import.meta.url);
@@ -24,18 +20,6 @@ const COLUMNS = ['layer', 'variance', 'jacobian_norm', 'jacobian_minus_identity_
 // A network small enough for a second or two per placement in a debug CLI and in wasm.
 const SMALL = { d: 16, heads: 2, dff: 40, tokens: 4, layers: 3, std: 0.02, seed: 7 };
 const smallHash = (norms, extra = '') => `#norms=${norms.join(',')}&d=${SMALL.d}&heads=${SMALL.heads}&dff=${SMALL.dff}&tokens=${SMALL.tokens}&layers=${SMALL.layers}&std=${SMALL.std}&seed=${SMALL.seed}${extra}`;
-
-let cliPath = null;
-function cli(args) {
-  if (!cliPath) {
-    const r = spawnSync('cargo', ['test', '-q', '--workspace', '--no-run'], { cwd: REPO, stdio: 'inherit' });
-    assert.equal(r.status, 0, 'cargo test --workspace --no-run failed');
-    const meta = JSON.parse(execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 }));
-    cliPath = `${meta.target_directory}/debug/depthprod`;
-  }
-  const out = execFileSync(cliPath, ['lab', ...args, '--json'], { cwd: REPO, encoding: 'utf8', env: { ...process.env, NO_PROGRESS: '1' }, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 });
-  return JSON.parse(out);
-}
 
 const smallArgs = (norm) => ['--norm', norm, '--d', `${SMALL.d}`, '--heads', `${SMALL.heads}`, '--d-ff', `${SMALL.dff}`, '--tokens', `${SMALL.tokens}`, '--layers', `${SMALL.layers}`, '--init-std', `${SMALL.std}`, '--seed', `${SMALL.seed}`];
 
