@@ -117,40 +117,27 @@ fn blocked<const MR: usize, const NR: usize>(args: GemmArgs) {
         let nc = NC.min(n - jc);
         for pc in (0..k).step_by(KC) {
             let kc = KC.min(k - pc);
-            // op(b)[pc.., jc..] as panels of NR columns: panel q holds row p's NR entries at
-            // [q kc NR + p NR ..], zero-padded past n (padding columns are never stored).
+            // op(b)[pc.., jc..] as panels of NR columns (see `pack`).
             let b_used = nc.next_multiple_of(NR) * kc;
-            for (q, panel) in b_pack[..b_used].chunks_exact_mut(kc * NR).enumerate() {
-                for (p, row) in panel.chunks_exact_mut(NR).enumerate() {
-                    for (jj, v) in row.iter_mut().enumerate() {
-                        let j = jc + q * NR + jj;
-                        *v = if j >= jc + nc {
-                            0.0
-                        } else if tb {
-                            b[j * k + pc + p]
-                        } else {
-                            b[(pc + p) * n + j]
-                        };
-                    }
+            pack::<NR>(&mut b_pack[..b_used], kc, nc, |j, p| {
+                let (j, p) = (jc + j, pc + p);
+                if tb {
+                    b[j * k + p]
+                } else {
+                    b[p * n + j]
                 }
-            }
+            });
             for ic in (0..m).step_by(MC) {
                 let mc = MC.min(m - ic);
                 let a_used = mc.next_multiple_of(MR) * kc;
-                for (r, panel) in a_pack[..a_used].chunks_exact_mut(kc * MR).enumerate() {
-                    for (p, col) in panel.chunks_exact_mut(MR).enumerate() {
-                        for (ii, v) in col.iter_mut().enumerate() {
-                            let i = ic + r * MR + ii;
-                            *v = if i >= ic + mc {
-                                0.0
-                            } else if ta {
-                                a[(pc + p) * m + i]
-                            } else {
-                                a[i * k + pc + p]
-                            };
-                        }
+                pack::<MR>(&mut a_pack[..a_used], kc, mc, |i, p| {
+                    let (i, p) = (ic + i, pc + p);
+                    if ta {
+                        a[p * m + i]
+                    } else {
+                        a[i * k + p]
                     }
-                }
+                });
                 for (q, b_panel) in b_pack[..b_used].chunks_exact(kc * NR).enumerate() {
                     let j0 = jc + q * NR;
                     let nr = NR.min(jc + nc - j0);
@@ -167,6 +154,26 @@ fn blocked<const MR: usize, const NR: usize>(args: GemmArgs) {
                         }
                     }
                 }
+            }
+        }
+    }
+}
+
+/// Packs `valid` lines (rows of op(a), columns of op(b)) of depth `kc` into panels of W lines:
+/// panel r holds depth step p's W entries at [r kc W + p W ..], `at(line, p)` for line = r W + w,
+/// zero past `valid` (the tile entries those padding lines produce are never stored).
+#[inline(always)]
+fn pack<const W: usize>(
+    dst: &mut [f64],
+    kc: usize,
+    valid: usize,
+    at: impl Fn(usize, usize) -> f64,
+) {
+    for (r, panel) in dst.chunks_exact_mut(kc * W).enumerate() {
+        for (p, step) in panel.chunks_exact_mut(W).enumerate() {
+            for (w, v) in step.iter_mut().enumerate() {
+                let line = r * W + w;
+                *v = if line < valid { at(line, p) } else { 0.0 };
             }
         }
     }
