@@ -384,9 +384,26 @@ impl PowerPlan {
         }))
     }
 
-    /// Why V (the limit, or the constant C) is not certified, in words; `None` when it is.
+    /// Why the shown V (the limit, or the divergence's constant: C' = C + c/d beside a log-like
+    /// term, C otherwise) is not certified, in words; `None` when it is. This is what
+    /// [`crate::Plan::unresolved`] reports: the quantity a reader sees, not the classic C that
+    /// [`Self::growth`] also gives (near a pole, C = C' - c/d is dominated by c/d, and c's rounding
+    /// divided by a tiny d can swamp it while C' is certified to every digit).
     pub(super) fn infinity_reason(&self) -> Option<String> {
-        let (v, e) = self.infinity;
+        self.reason_for(self.shown_infinity())
+    }
+
+    /// The constant the divergence shows (see [`Self::compute_divergence`]), or the limit.
+    fn shown_infinity(&self) -> (f64, f64) {
+        if self.divergent && (1..=self.k).any(|i| self.log_like(i)) {
+            self.merged_constant()
+        } else {
+            self.infinity
+        }
+    }
+
+    /// Why `(v, e)`, V or a constant with its error bound, is not certified; `None` when it is.
+    fn reason_for(&self, (v, e): (f64, f64)) -> Option<String> {
         let what = if self.divergent {
             "the constant C"
         } else {
@@ -462,7 +479,17 @@ impl PowerPlan {
 
     /// The growth class with its certified numbers (see [`crate::Growth`]).
     pub(super) fn growth(&self) -> Growth {
-        let reason = self.infinity_reason();
+        // The classic C (V itself), judged on its own: beside a log-like term it can be
+        // unresolvable while the shown C' is certified, and the reason then says so.
+        let reason = self.reason_for(self.infinity).map(|why| {
+            match (1..=self.k).find(|&i| self.log_like(i)) {
+                Some(i) if self.infinity_reason().is_none() => format!(
+                    "{why} (C = C' - c/d with d = 1 - {i}p = {:e}; C', the constant that goes with the log-like term, is certified)",
+                    self.gap[i]
+                ),
+                _ => why,
+            }
+        });
         if !self.divergent {
             let (v, e) = self.infinity;
             return Growth {
@@ -565,11 +592,7 @@ impl PowerPlan {
                 });
             }
         }
-        let (v, e) = if (1..=self.k).any(|i| self.log_like(i)) {
-            self.merged_constant()
-        } else {
-            self.infinity
-        };
+        let (v, e) = self.shown_infinity();
         let constant = if v.is_finite() && e.is_finite() && e <= v.abs().max(1.0) {
             Some(enclosure(v, e))
         } else {
