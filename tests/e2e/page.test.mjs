@@ -177,16 +177,31 @@ test('a long badge stays inside its card and shows the exponent without trailing
   assert.ok(boxes.badge[0] >= boxes.card[0] && boxes.badge[1] <= boxes.card[1], `badge ${boxes.badge} outside card ${boxes.card}`);
 });
 
+/**
+ * Types `value` into a field and presses Enter, then waits until that field's change event (the
+ * commit that ends its history gesture) has reached the page. Firefox over WebDriver BiDi can
+ * return from the key press before the page sees it: the next field's focus would then fire this
+ * field's change in the same frame as the next field's input, and the page would rightly record
+ * the two edits as one history entry (seen once in CI).
+ */
+async function commitField(page, id, value) {
+  await page.fill(sel(id), value);
+  await page.evaluate((s) => {
+    window.__committed = false;
+    document.querySelector(s).addEventListener('change', () => { window.__committed = true; }, { once: true });
+  }, sel(id));
+  await page.press(sel(id), 'Enter');
+  await page.waitForFunction(() => window.__committed === true);
+}
+
 test('back and forward restore earlier states', T, async (t) => {
   const page = await open(t);
   const first = await numberIn(page, sel('log-product-unscaled'));
-  await page.fill(sel('input-a'), '3');
-  await page.press(sel('input-a'), 'Enter');
+  await commitField(page, 'input-a', '3');
   await page.waitForFunction(() => location.hash.includes('a=3'));
   const second = await num(page, 'log-product-unscaled');
   assert.notEqual(second, first);
-  await page.fill(sel('input-n'), '1e3');
-  await page.press(sel('input-n'), 'Enter');
+  await commitField(page, 'input-n', '1e3');
   await page.waitForFunction(() => location.hash.includes('n=1000') || location.hash.includes('n=1e3'));
 
   await page.goBack();
