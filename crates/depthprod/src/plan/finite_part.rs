@@ -192,8 +192,11 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
             (g * (psi_v.abs() + psi_e) + (1.0 + g) * sigma * abs_ws * 1.03 * eta) * (1.0 + 1e-6);
     }
 
-    // The Euler-Maclaurin pieces and the integral of g over (0, L0].
-    let (int_v, int_e) = integral_to(t, inp.l0);
+    // The Euler-Maclaurin pieces and the integral of g over (0, L0]. The integral needs no more
+    // accuracy than a small fraction of the error Psi already carries (at most 2^-10 of it, so the
+    // width grows by under 0.1%), and never more than 2^-66 absolute: in the corner (roots ~1e3,
+    // s = 40) Psi's rounding dwarfs the whole integral, which is then enclosed by its bound alone.
+    let (int_v, int_e) = integral_to(t, inp.l0, (psi_e * 2f64.powi(-10)).max(2f64.powi(-66)));
     let (g0, g0e) = t.g(inp.l0);
     let (e0, e0e) = t.endpoint_correction(inp.l0);
     let rem = t.remainder_bound(inp.l0);
@@ -499,28 +502,49 @@ fn psi_at_complex(
     Ok((v, err, ws))
 }
 
-/// int_0^L0 g(x) dx: Gauss-Legendre panels (Lemmas 8, 9; each with the fewest points that meet
-/// 2^-66 absolute, as for a depth inside the middle region) over [X1, L0] with X1 = 1e-20 and the
-/// explicit bound for (0, X1]: for x <= 1, 1 + alpha y + beta y^2 <= (1 + alpha + beta) y^2 with
-/// y = x^-p >= 1, so g <= log(1 + alpha + beta) + 2p log(1/x) and
-/// int_0^X1 g <= X1 (log(1 + alpha + beta) + 2p (log(1/X1) + 1)); g > 0, so the piece is
-/// half that bound plus or minus half of it.
-fn integral_to(t: &PowerTerm, l0: f64) -> (f64, f64) {
-    const X1: f64 = 1e-20;
+/// int_0^L0 g(x) dx with an error bound of about `tol` or less.
+///
+/// g is positive and decreasing; for x <= 1, 1 + alpha y + beta y^2 <= (1 + alpha + beta) y^2 with
+/// y = x^-p >= 1, so g(x) <= G + 2p log(1/x) with G = log(1 + alpha + beta), and g(x) <= g(1) <= G
+/// on [1, L0]. Hence int_0^X g <= X (G + 2p (log(1/X) + 1)) for X <= 1 and
+/// 0 < int_0^L0 g <= L0 G + 2p =: I. When I/2 <= tol the integral is I/2 +- I/2 (no panel is
+/// evaluated). Otherwise: the explicit piece over (0, X1], half its bound +- half, with X1 the
+/// largest of 10^-20, 10^-19, ..., 1 whose bound is at most tol/2 (10^-20 at the least), and
+/// Gauss-Legendre panels over [X1, L0] (Lemmas 8, 9), each with the fewest points whose bound is
+/// below max(2^-66, tol / (2 panels)).
+fn integral_to(t: &PowerTerm, l0: f64, tol: f64) -> (f64, f64) {
     let alpha = t.a * t.kappa;
     let beta = t.b * t.kappa * t.kappa;
     let p = t.p + t.p_err;
-    let first = X1 * ((alpha + beta).ln_1p() + 2.0 * p * ((1.0 / X1).ln() + 1.0)) * (1.0 + 1e-10);
+    // (1 + 1e-10): alpha, beta and kappa are within a few u of the exact ones, ln_1p and the
+    // products one ulp each; all far below 1e-10 relative
+    let big_g = (alpha + beta).ln_1p();
+    let whole = (l0 * big_g + 2.0 * p) * (1.0 + 1e-10);
+    if 0.5 * whole <= tol {
+        return (0.5 * whole, 0.5 * whole);
+    }
+    let piece = |x: f64| x * (big_g + 2.0 * p * ((1.0 / x).ln() + 1.0)) * (1.0 + 1e-10);
+    let mut x1 = 1e-20;
+    for e in (-19..=0).rev() {
+        let x = 10f64.powi(e);
+        if x <= l0 && piece(x) <= 0.5 * tol {
+            x1 = x;
+            break;
+        }
+    }
+    let first = piece(x1);
     let mut acc = Accumulator::new();
     acc.add(0.5 * first, 0.5 * first);
     let ratio = t.panel_ratio();
-    let mut a = X1;
+    let panels = ((l0 / x1).ln() / ratio.ln()).ceil().max(1.0) + 1.0;
+    let target = (0.5 * tol / panels).max(2f64.powi(-66));
+    let mut a = x1;
     let mut quad_err = 0.0;
     while a < l0 {
         let b = (a * ratio).min(l0);
-        // the fewest Gauss points (4 to 24) whose Bernstein bound is below 2^-66: the panels
+        // the fewest Gauss points (4 to 24) whose Bernstein bound is below the target: the panels
         // near 0 are short, and their bound scales with their length
-        let (v, e) = t.sub_integral(a, a, b, 2f64.powi(-66));
+        let (v, e) = t.sub_integral(a, a, b, target);
         acc.add(v, 0.0);
         quad_err += e;
         a = b;
