@@ -108,16 +108,38 @@ impl PowerPlan {
         let mut k = k_min;
         let mut m = m_raw.max(em_min_start(k as f64 * p));
         loop {
-            let bound = series_truncation(rho_kappa, p, m, k);
-            if bound <= target(m) || k >= K_MAX {
-                let m_needed = m_raw.max(em_min_start(k as f64 * p));
-                if m_needed > m {
-                    m = m_needed;
-                    continue;
-                }
+            if m > BEYOND_DEPTHS {
+                // No double depth reaches the series: it only gives the divergence's terms
+                // (k p <= 1) and the finite-part route's n (the k nearest 1/p, or 1/(2p) among
+                // even k when A = 0: at most k_min + 1), never a sum at M, so no truncation
+                // bound has to be met (at q = 0.05 it would take k ~ 300 terms).
+                k = k_min + 1;
                 break;
             }
-            k += 1;
+            // The smallest k' >= k whose truncation bound meets the target (K_MAX at most), by
+            // bisection: the bound decreases in k (each of its log terms does once (k+1) p > 1 and
+            // theta < 1; before that it is infinite). Small q needs k in the hundreds, and a scan
+            // cost a bound (a powf, three logs and an exp) per k. Any k' found meets the target,
+            // and the bound actually used is computed below for it.
+            let meets = |k: usize| series_truncation(rho_kappa, p, m, k) <= target(m);
+            if k < K_MAX && !meets(k) {
+                let (mut lo, mut hi) = (k, K_MAX); // !meets(lo); hi meets or is K_MAX
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    if meets(mid) {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                k = hi;
+            }
+            let m_needed = m_raw.max(em_min_start(k as f64 * p));
+            if m_needed > m {
+                m = m_needed;
+                continue;
+            }
+            break;
         }
         let trunc_m = series_truncation(rho_kappa, p, m, k);
         // Head and middle.
