@@ -388,6 +388,110 @@ impl Exact {
     }
 }
 
+/// A nonnegative dyadic rational m 2^e held in an i128: the exact p = extra + q/2 of a power law
+/// whose q is a double (a sum of two doubles, so dyadic). Its only job is
+/// [`Dyadic::one_minus_multiple`], which the general [`Exact`] route does by formatting a
+/// ~60-digit decimal and parsing it back for every k of the series (half of a plan's time at
+/// q = 0.05 in the scaled family, where p = 1.025 is not a double).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Dyadic {
+    m: i128,
+    e: i32,
+}
+
+impl Dyadic {
+    /// A finite double >= 0 exactly; `None` otherwise.
+    pub(crate) fn from_f64(x: f64) -> Option<Dyadic> {
+        if !(x.is_finite() && x >= 0.0) {
+            return None;
+        }
+        let bits = x.to_bits();
+        let biased = ((bits >> 52) & 0x7ff) as i32;
+        let frac = (bits & ((1u64 << 52) - 1)) as i128;
+        Some(if biased == 0 {
+            Dyadic { m: frac, e: -1074 }
+        } else {
+            Dyadic {
+                m: frac | (1 << 52),
+                e: biased - 1075,
+            }
+        })
+    }
+
+    /// self / 2, exactly.
+    pub(crate) fn half(self) -> Dyadic {
+        Dyadic {
+            m: self.m,
+            e: self.e - 1,
+        }
+    }
+
+    /// self + other, exactly, when the sum's mantissa stays below 2^120 (`None` otherwise).
+    pub(crate) fn add(self, other: Dyadic) -> Option<Dyadic> {
+        // zero's exponent means nothing: it must not drag the sum's exponent down
+        if other.m == 0 {
+            return Some(self);
+        }
+        if self.m == 0 {
+            return Some(other);
+        }
+        let e = self.e.min(other.e);
+        let shift = |d: Dyadic| -> Option<i128> {
+            let s = u32::try_from(d.e - e).ok()?;
+            (d.m == 0 || (s < 120 && d.m < (1i128 << (120 - s)))).then(|| d.m << s.min(127))
+        };
+        let m = shift(self)?.checked_add(shift(other)?)?;
+        (m < 1 << 120).then_some(Dyadic { m, e })
+    }
+
+    /// The double nearest to self (an i128 converts to the nearest double, and scaling by 2^e is
+    /// exact for a normal result); `None` when the result would be subnormal or overflow.
+    pub(crate) fn to_f64(self) -> Option<f64> {
+        let x = (self.m as f64) * 2f64.powi(self.e.max(-1022)) * 2f64.powi((self.e + 1022).min(0));
+        (x.is_finite() && (x == 0.0 || x >= f64::MIN_POSITIVE)).then_some(x)
+    }
+
+    /// |self - x| for a double x >= 0, rounded up to a double (0 exactly when x is self), as
+    /// [`Exact::distance_to`] gives it; `None` when the difference does not fit.
+    pub(crate) fn distance_to(self, x: f64) -> Option<f64> {
+        let d = Dyadic::from_f64(x)?;
+        let e = self.e.min(d.e);
+        let (sa, sb) = (
+            u32::try_from(self.e - e).ok()?,
+            u32::try_from(d.e - e).ok()?,
+        );
+        let fits = |m: i128, s: u32| m == 0 || (s < 120 && m < (1i128 << (120 - s)));
+        if !fits(self.m, sa) || !fits(d.m, sb) {
+            return None;
+        }
+        let diff = ((self.m << sa.min(127)) - (d.m << sb.min(127))).abs();
+        if diff == 0 {
+            return Some(0.0);
+        }
+        let y = Dyadic { m: diff, e }.to_f64()?;
+        // correctly rounded, so at most a factor (1 + u) below the truth; next_up covers it
+        Some(crate::enclosure::next_up(y))
+    }
+
+    /// The sign of 1 - i self and the double nearest to it, in integers: with self = m 2^e,
+    /// (1 - i self) 2^-e = 2^-e - i m is an integer, held in an i128 while -e <= 125 and
+    /// i m < 2^126 (i < 2^10 and m < 2^116). Converting an i128 to f64
+    /// rounds to nearest (ties to even), and scaling by 2^e is exact for normal results, so the
+    /// double is the correctly rounded value, as [`Exact::to_f64`] gives it. `None` outside that
+    /// range (the caller takes the general route).
+    pub(crate) fn one_minus_multiple(self, i: u64) -> Option<(i32, f64)> {
+        if i >= 1 << 10 || self.m >= 1 << 116 || !(-125..=0).contains(&self.e) {
+            return None;
+        }
+        let v = (1i128 << -self.e) - i as i128 * self.m;
+        let x = v as f64;
+        let two_to_e = 2f64.powi(self.e); // exact: -125 <= e <= 0
+        let y = x * two_to_e;
+        // a result below the normal range would round twice: leave it to the general route
+        (y == 0.0 || y.abs() >= f64::MIN_POSITIVE).then_some((v.signum() as i32, y))
+    }
+}
+
 /// A parameter as given: a double (from a JavaScript number or a program) or the decimal text a
 /// person typed, which denotes an exact rational (see the module docs).
 #[derive(Debug, Clone, PartialEq)]
@@ -525,6 +629,73 @@ mod tests {
         let r = Number::from("0.1").resolve("q").unwrap();
         assert!(r.rounding > 5e-18 && r.rounding < 6e-18, "{}", r.rounding);
         assert_eq!(Exact::from_f64(-3.0).add(&Exact::int(3)).signum(), 0);
+    }
+
+    #[test]
+    fn dyadic_one_minus_multiple_is_the_exact_route() {
+        // p = extra + q/2 for doubles q, at resonances, next to them and at random
+        let mut qs = vec![
+            0.05,
+            0.1,
+            0.2,
+            0.4,
+            0.5,
+            1.0,
+            2.0,
+            0.3,
+            1.0 / 3.0,
+            2.0 / 41.0,
+            1e-3,
+        ];
+        let mut s = 0x9e3779b97f4a7c15u64;
+        for _ in 0..200 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            qs.push((s >> 11) as f64 / (1u64 << 53) as f64 * 4.0);
+        }
+        let mut checked = 0;
+        for &q in &qs {
+            for extra in [0.0, 0.5, 1.0] {
+                let exact = Exact::from_f64(extra).add(&Exact::from_f64(q).half());
+                let dyadic = Dyadic::from_f64(extra)
+                    .unwrap()
+                    .add(Dyadic::from_f64(q).unwrap().half())
+                    .unwrap();
+                for i in [1u64, 2, 3, 5, 20, 40, 41, 80, 297, 400, 1023] {
+                    let Some((sign, x)) = dyadic.one_minus_multiple(i) else {
+                        continue;
+                    };
+                    let want = Exact::int(1).sub(&exact.mul_int(i as i64));
+                    assert_eq!(sign, want.signum(), "q={q} extra={extra} i={i}");
+                    assert_eq!(
+                        x.to_bits(),
+                        want.to_f64().to_bits(),
+                        "q={q} extra={extra} i={i}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 6000, "{checked}");
+        // p and its distance to the exact p, as the general route gives them
+        for &q in &qs {
+            for extra in [0.0, 0.5, 1.0] {
+                let exact = Exact::from_f64(extra).add(&Exact::from_f64(q).half());
+                let dyadic = Dyadic::from_f64(extra)
+                    .unwrap()
+                    .add(Dyadic::from_f64(q).unwrap().half())
+                    .unwrap();
+                let p = dyadic.to_f64().unwrap();
+                assert_eq!(p.to_bits(), exact.to_f64().to_bits(), "q={q} extra={extra}");
+                let d = dyadic.distance_to(p).unwrap();
+                assert_eq!(
+                    d.to_bits(),
+                    exact.distance_to(p).to_bits(),
+                    "q={q} extra={extra}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -202,6 +202,9 @@ pub(crate) struct ExactInputs {
     pub(crate) rel_lambda: f64,
     /// The exact q of a power-law variance.
     pub(crate) q: Option<Exact>,
+    /// Whether that exact q is the double `Variance::Power::q` itself (a double given, or typed
+    /// text whose decimal is a double).
+    pub(crate) q_is_double: bool,
 }
 
 impl ExactInputs {
@@ -216,6 +219,7 @@ impl ExactInputs {
                 Variance::Power { q, .. } if q.is_finite() => Some(Exact::from_f64(q)),
                 _ => None,
             },
+            q_is_double: true,
         }
     }
 }
@@ -252,6 +256,7 @@ impl ParamsInput {
             rel_c: 0.0,
             rel_lambda: 0.0,
             q: None,
+            q_is_double: false,
         };
         let variance = match &self.variance {
             VarianceInput::Power { c, q, eps } => {
@@ -273,6 +278,7 @@ impl ParamsInput {
                     exact: q_exact.clone(),
                 };
                 check_exact("q", &q_resolved, Q_RANGE)?;
+                inputs.q_is_double = q_resolved.rounding == 0.0;
                 inputs.q = Some(q_exact);
                 Variance::Power {
                     c: c.value,

@@ -44,7 +44,7 @@ pub use grid::depth_grid;
 pub use kinds::{CurveKind, Evaluation, RouteOptions};
 
 use crate::euler_maclaurin::PowerTerm;
-use crate::exact::Exact;
+use crate::exact::{Dyadic, Exact};
 use crate::params::ExactInputs;
 use crate::sum::U;
 use crate::{
@@ -117,7 +117,7 @@ impl Plan {
                     p: 1.0,
                     p_err: 0.0,
                 };
-                let mut plan = PowerPlan::new(term, &Exact::int(1), route);
+                let mut plan = PowerPlan::new(term, &Exact::int(1), None, route);
                 plan.account_for_inputs(inputs.rel_a.max(inputs.rel_b));
                 Engine::Power(Box::new(plan))
             }
@@ -127,8 +127,21 @@ impl Plan {
                 // p is the nearest double, p_err its distance to the exact p.
                 let q_exact = inputs.q.clone().unwrap_or_else(|| Exact::from_f64(*q));
                 let p_exact = Exact::from_f64(extra).add(&q_exact.half());
-                let p = p_exact.to_f64();
-                let p_err = p_exact.distance_to(p);
+                // the same p in binary when q is a double: p, its distance and 1 - k p for every
+                // k then come from integers instead of long decimals
+                let p_dyadic = if inputs.q_is_double {
+                    Dyadic::from_f64(extra)
+                        .zip(Dyadic::from_f64(*q))
+                        .and_then(|(e, q)| e.add(q.half()))
+                } else {
+                    None
+                };
+                let p = p_dyadic
+                    .and_then(Dyadic::to_f64)
+                    .unwrap_or_else(|| p_exact.to_f64());
+                let p_err = p_dyadic
+                    .and_then(|d| d.distance_to(p))
+                    .unwrap_or_else(|| p_exact.distance_to(p));
                 let kappa = 1.0 / c.sqrt();
                 // 1/sqrt(c) rounds twice (2u) unless c = 1; a typed c that is not a double adds
                 // rel_c/2 (kappa = c^(-1/2)), plus second order.
@@ -142,7 +155,7 @@ impl Plan {
                     p,
                     p_err,
                 };
-                let mut plan = PowerPlan::new(term, &p_exact, route);
+                let mut plan = PowerPlan::new(term, &p_exact, p_dyadic, route);
                 plan.account_for_inputs(inputs.rel_a.max(inputs.rel_b));
                 Engine::Power(Box::new(plan))
             }

@@ -5,7 +5,7 @@ use super::finite_part::{self, Declined};
 use super::{down, enclosure, up, RouteOptions, BEYOND_DEPTHS, K_MAX, TOL};
 use crate::coefficients::{root_radius, LogSeries};
 use crate::euler_maclaurin::{em_start, EmRegion, PowerTerm};
-use crate::exact::Exact;
+use crate::exact::{Dyadic, Exact};
 use crate::sum::{Accumulator, LIBM_REL, U};
 use crate::zeta::{em_corrections, em_main, em_min_start};
 use crate::{AsymptoticTerm, Bounds, Divergence, Enclosure, Growth, GrowthClass};
@@ -77,7 +77,14 @@ pub(super) struct FarConstant {
 impl PowerPlan {
     /// `p_exact` is the exact p that `term.p` rounds: it decides, for every k, whether
     /// k p < 1, = 1 or > 1, and gives 1 - k p correctly rounded.
-    pub(super) fn new(term: PowerTerm, p_exact: &Exact, route: RouteOptions) -> PowerPlan {
+    /// `p_dyadic`, when given, is the same exact p in binary (q a double), which decides those
+    /// faster ([`Dyadic::one_minus_multiple`]).
+    pub(super) fn new(
+        term: PowerTerm,
+        p_exact: &Exact,
+        p_dyadic: Option<Dyadic>,
+        route: RouteOptions,
+    ) -> PowerPlan {
         let p = term.p;
         let zero = term.a == 0.0 && term.b == 0.0;
         let rho_kappa = root_radius(term.a, term.b) * term.kappa * (1.0 + 4.0 * U + term.kappa_rel);
@@ -170,7 +177,8 @@ impl PowerPlan {
         let mut kappa_k = 1.0;
         // 1 - i p is decided in integers when p_exact is the double p itself (inputs given as
         // doubles) or a short decimal (typed text); otherwise by the exact decimal route.
-        let p_is_double = p_exact.distance_to(p) == 0.0;
+        // (term.p_err is p_exact's distance to p)
+        let p_is_double = term.p_err == 0.0;
         for i in 1..=k {
             kappa_k *= term.kappa;
             let kr = (i as f64) * (term.kappa_rel + U);
@@ -179,6 +187,8 @@ impl PowerPlan {
             let fi = i as f64;
             let fast = if p_is_double {
                 one_minus_multiple(p, i as u64)
+            } else if let Some(d) = p_dyadic {
+                d.one_minus_multiple(i as u64)
             } else {
                 p_exact.one_minus_multiple(i as u64)
             };
