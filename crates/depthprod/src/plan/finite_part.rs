@@ -28,6 +28,9 @@ pub(super) struct Inputs<'a> {
     /// sum_{l<L0} g(l) with its error, and L0 (>= 8, an Euler-Maclaurin start of `em_start`).
     pub head: (f64, f64),
     pub l0: f64,
+    /// g(L0), E(L0) and the Euler-Maclaurin remainder bound over [L0, infinity), each with its
+    /// error (the middle region's own, [`crate::euler_maclaurin::EmRegion::start_pieces`]).
+    pub start: ((f64, f64), (f64, f64), f64),
     /// n with 1 - n p = d (correctly rounded from the exact p), |d| < 1e-3 or d = 0.
     pub n: usize,
     pub d: f64,
@@ -197,9 +200,7 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     // width grows by under 0.1%), and never more than 2^-66 absolute: in the corner (roots ~1e3,
     // s = 40) Psi's rounding dwarfs the whole integral, which is then enclosed by its bound alone.
     let (int_v, int_e) = integral_to(t, inp.l0, (psi_e * 2f64.powi(-10)).max(2f64.powi(-66)));
-    let (g0, g0e) = t.g(inp.l0);
-    let (e0, e0e) = t.endpoint_correction(inp.l0);
-    let rem = t.remainder_bound(inp.l0);
+    let ((g0, g0e), (e0, e0e), rem) = inp.start;
     let mut acc = Accumulator::new();
     acc.add(inp.head.0, inp.head.1);
     acc.add(0.5 * g0, 0.5 * g0e);

@@ -376,7 +376,7 @@ impl PowerPlan {
             return None;
         }
         // l0 is then the Euler-Maclaurin start of the middle region (M > direct_max)
-        self.em.as_ref()?;
+        let start = self.em.as_ref()?.start_pieces();
         // the series term nearest the pole: |1 - n p| smallest among nonzero coefficients
         let n = (1..=self.k)
             .filter(|&i| self.coef[i].0 != 0.0)
@@ -388,6 +388,7 @@ impl PowerPlan {
             term: &self.term,
             head: self.prefix[self.l0 as usize - 1],
             l0: self.l0 as f64,
+            start,
             n,
             d,
             delta: self.delta,
