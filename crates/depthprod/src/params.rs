@@ -263,20 +263,24 @@ impl ParamsInput {
                 let c = c.resolve("c")?;
                 check_exact("c", &c, C_RANGE)?;
                 inputs.rel_c = relative(&c);
-                let q_exact = match (q, eps) {
-                    (Some(q), None) => q.resolve("q")?.exact,
+                let q_resolved = match (q, eps) {
+                    // resolve gives q's double and its distance already (0 for a double, without
+                    // converting its ~60-digit decimal back)
+                    (Some(q), None) => q.resolve("q")?,
                     (None, Some(eps)) => {
                         let eps = eps.resolve("eps")?;
-                        Exact::int(2).sub(&eps.exact)
+                        let exact = Exact::int(2).sub(&eps.exact);
+                        let value = exact.to_f64();
+                        crate::exact::Resolved {
+                            value,
+                            rounding: exact.distance_to(value),
+                            exact,
+                        }
                     }
                     _ => return Err(Error::QOrEps),
                 };
-                let q_value = q_exact.to_f64();
-                let q_resolved = crate::exact::Resolved {
-                    value: q_value,
-                    rounding: q_exact.distance_to(q_value),
-                    exact: q_exact.clone(),
-                };
+                let q_value = q_resolved.value;
+                let q_exact = q_resolved.exact.clone();
                 check_exact("q", &q_resolved, Q_RANGE)?;
                 inputs.q_is_double = q_resolved.rounding == 0.0;
                 inputs.q = Some(q_exact);
