@@ -4,6 +4,7 @@
 
 use crate::exact::{Exact, Number};
 use crate::Error;
+use std::cmp::Ordering;
 use std::str::FromStr;
 
 /// Supported range of A and B (inclusive).
@@ -344,8 +345,24 @@ fn check_exact(
     // The documented range is decimal ([0.001, 1000], [0.05, 8], ...): compare with the decimals
     // the bounds are written as (their shortest round-trip text), not with the doubles, which
     // lie a little off them (the double 1e-3 is above 1/1000, so a typed "0.001" would be refused).
-    let decimal = |x: f64| Exact::parse(&x.to_string()).unwrap_or_else(|| Exact::from_f64(x));
-    if r.exact.cmp_exact(&decimal(min)).is_lt() || r.exact.cmp_exact(&decimal(max)).is_gt() {
+    let below_min;
+    let above_max;
+    if r.rounding == 0.0 {
+        // A double value: the bound's decimal rounds to the bound's double b, so it lies strictly
+        // between b's neighbours, and any other double compares with it as with b. Only the
+        // value b itself needs the decimal's side of b, which is fixed per bound (cached).
+        // (partial_cmp: -0 equals the bound 0; both are finite here)
+        let vs_decimal = |b: f64| match r.value.partial_cmp(&b).unwrap_or(Ordering::Equal) {
+            Ordering::Equal => bound_vs_its_decimal(b),
+            other => other,
+        };
+        below_min = vs_decimal(min).is_lt();
+        above_max = vs_decimal(max).is_gt();
+    } else {
+        below_min = r.exact.cmp_exact(&bound_decimal(min)).is_lt();
+        above_max = r.exact.cmp_exact(&bound_decimal(max)).is_gt();
+    }
+    if below_min || above_max {
         return Err(Error::OutOfRange {
             name,
             value: r.value,
@@ -354,6 +371,36 @@ fn check_exact(
         });
     }
     Ok(())
+}
+
+/// A range bound's decimal: its shortest round-trip text, exactly.
+fn bound_decimal(x: f64) -> Exact {
+    Exact::parse(&x.to_string()).unwrap_or_else(|| Exact::from_f64(x))
+}
+
+/// Each range bound's double compared with its decimal: the double 1e-3 is above 1/1000 and the
+/// double 0.05 above 5/100; the integers are exact. A parameter exactly at a bound (the corner
+/// c = 0.001, A = 100) otherwise paid two long-decimal comparisons per plan. A test checks every
+/// entry against the exact route.
+const BOUND_SIDES: [(f64, Ordering); 7] = [
+    (0.0, Ordering::Equal),
+    (100.0, Ordering::Equal),
+    (1e-3, Ordering::Greater),
+    (1e3, Ordering::Equal),
+    (0.05, Ordering::Greater),
+    (8.0, Ordering::Equal),
+    (10.0, Ordering::Equal),
+];
+
+/// The bound's double compared with its decimal ([`BOUND_SIDES`], else the exact route).
+fn bound_vs_its_decimal(b: f64) -> Ordering {
+    BOUND_SIDES
+        .iter()
+        .find(|(x, _)| x.to_bits() == b.to_bits())
+        .map_or_else(
+            || Exact::from_f64(b).cmp_exact(&bound_decimal(b)),
+            |&(_, side)| side,
+        )
 }
 
 fn validate_list(values: &[f64]) -> Result<(), Error> {
@@ -504,6 +551,48 @@ impl FromStr for Depth {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The double fast path of `check_exact` decides as the exact route does, for doubles at every
+    /// range bound, its neighbours, and -0.
+    #[test]
+    fn range_checks_of_doubles_match_the_exact_route() {
+        let mut checked = 0;
+        for (lo, hi) in [AB_RANGE, C_RANGE, Q_RANGE, LAMBDA_RANGE] {
+            for b in [lo, hi] {
+                for x in [b, b.next_up(), b.next_down(), -0.0, 0.5 * (lo + hi)] {
+                    if !x.is_finite() || x < 0.0 {
+                        continue;
+                    }
+                    let fast = crate::exact::Resolved {
+                        value: x,
+                        exact: Exact::from_f64(x),
+                        rounding: 0.0,
+                    };
+                    let exact_route = !(Exact::from_f64(x).cmp_exact(&bound_decimal(lo)).is_lt()
+                        || Exact::from_f64(x).cmp_exact(&bound_decimal(hi)).is_gt());
+                    assert_eq!(
+                        check_exact("x", &fast, (lo, hi)).is_ok(),
+                        exact_route,
+                        "x = {x:e} in [{lo}, {hi}]"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 36, "{checked}");
+        // the double 1e-3 is above 1/1000 (accepted); the double below it is under (refused)
+        assert_eq!(bound_vs_its_decimal(1e-3), Ordering::Greater);
+        assert_eq!(bound_vs_its_decimal(100.0), Ordering::Equal);
+        // the table holds every bound of every range, each as the exact route decides it
+        for (lo, hi) in [AB_RANGE, C_RANGE, Q_RANGE, LAMBDA_RANGE] {
+            for b in [lo, hi] {
+                assert!(BOUND_SIDES.iter().any(|(x, _)| *x == b), "{b} missing");
+            }
+        }
+        for (b, side) in BOUND_SIDES {
+            assert_eq!(Exact::from_f64(b).cmp_exact(&bound_decimal(b)), side, "{b}");
+        }
+    }
 
     #[test]
     fn depth_parsing() {
