@@ -345,23 +345,18 @@ fn check_exact(
     // The documented range is decimal ([0.001, 1000], [0.05, 8], ...): compare with the decimals
     // the bounds are written as (their shortest round-trip text), not with the doubles, which
     // lie a little off them (the double 1e-3 is above 1/1000, so a typed "0.001" would be refused).
-    let below_min;
-    let above_max;
-    if r.rounding == 0.0 {
-        // A double value: the bound's decimal rounds to the bound's double b, so it lies strictly
-        // between b's neighbours, and any other double compares with it as with b. Only the
-        // value b itself needs the decimal's side of b, which is fixed per bound (cached).
-        // (partial_cmp: -0 equals the bound 0; both are finite here)
-        let vs_decimal = |b: f64| match r.value.partial_cmp(&b).unwrap_or(Ordering::Equal) {
-            Ordering::Equal => bound_vs_its_decimal(b),
-            other => other,
-        };
-        below_min = vs_decimal(min).is_lt();
-        above_max = vs_decimal(max).is_gt();
-    } else {
-        below_min = r.exact.cmp_exact(&bound_decimal(min)).is_lt();
-        above_max = r.exact.cmp_exact(&bound_decimal(max)).is_gt();
-    }
+    // Rounding to nearest is monotone and the bound's decimal rounds to the bound's double b, so
+    // whenever the value's double differs from b the exact value lies on the same side of the
+    // decimal as the double does of b (x <= decimal would give round(x) <= b). Only a value whose
+    // double is b itself needs the exact comparison: for a double, that is the decimal's side of b,
+    // a constant per bound ([`BOUND_SIDES`]); for typed text, one comparison of two decimals.
+    let side = |b: f64| match r.value.partial_cmp(&b).unwrap_or(Ordering::Equal) {
+        Ordering::Equal if r.rounding == 0.0 => bound_vs_its_decimal(b),
+        Ordering::Equal => r.exact.cmp_exact(&bound_decimal(b)),
+        other => other,
+    };
+    let below_min = side(min).is_lt();
+    let above_max = side(max).is_gt();
     if below_min || above_max {
         return Err(Error::OutOfRange {
             name,
@@ -580,6 +575,79 @@ mod tests {
             }
         }
         assert!(checked >= 36, "{checked}");
+        // typed decimals at and a hair off the bounds, whose doubles are the bounds' doubles
+        let typed = [
+            ("0", ["0", "-0", "0.0"]),
+            (
+                "100",
+                [
+                    "100",
+                    "100.0000000000000000000001",
+                    "99.99999999999999999999999",
+                ],
+            ),
+            (
+                "0.001",
+                [
+                    "0.001",
+                    "0.0010000000000000000000001",
+                    "0.0009999999999999999999999",
+                ],
+            ),
+            (
+                "1000",
+                [
+                    "1000",
+                    "1000.000000000000000000001",
+                    "999.9999999999999999999999",
+                ],
+            ),
+            (
+                "0.05",
+                [
+                    "0.05",
+                    "0.0500000000000000000000001",
+                    "0.0499999999999999999999999",
+                ],
+            ),
+            (
+                "8",
+                [
+                    "8",
+                    "8.000000000000000000000001",
+                    "7.999999999999999999999999",
+                ],
+            ),
+            (
+                "10",
+                [
+                    "10",
+                    "10.00000000000000000000001",
+                    "9.999999999999999999999999",
+                ],
+            ),
+        ];
+        for (lo, hi) in [AB_RANGE, C_RANGE, Q_RANGE, LAMBDA_RANGE] {
+            for (bound, texts) in typed {
+                let b: f64 = bound.parse().unwrap();
+                if b != lo && b != hi {
+                    continue;
+                }
+                for t in texts {
+                    let r = Number::Text(t.into()).resolve("x").unwrap();
+                    assert_eq!(r.value, b, "{t} rounds to the bound's double");
+                    let exact_route = !(r.exact.cmp_exact(&bound_decimal(lo)).is_lt()
+                        || r.exact.cmp_exact(&bound_decimal(hi)).is_gt());
+                    assert_eq!(
+                        check_exact("x", &r, (lo, hi)).is_ok(),
+                        exact_route,
+                        "{t} in [{lo}, {hi}]"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 60, "{checked}");
         // the double 1e-3 is above 1/1000 (accepted); the double below it is under (refused)
         assert_eq!(bound_vs_its_decimal(1e-3), Ordering::Greater);
         assert_eq!(bound_vs_its_decimal(100.0), Ordering::Equal);
