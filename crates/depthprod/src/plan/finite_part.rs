@@ -208,10 +208,12 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     acc.add(-int_v, int_e);
     acc.add(psi_v, psi_e);
     // typed A, B (Lemma F3 (iii)): head and integral have positive integrands that move by at most
-    // (1+delta)^2 - 1 times themselves; the Euler-Maclaurin difference by 4 delta'' g(L0)
+    // (1+delta)^2 - 1 times themselves (each at most its value plus its error: the integral may be
+    // enclosed by its bound alone, I/2 +- I/2); the Euler-Maclaurin difference by 4 delta'' g(L0)
     let moved = if inp.delta > 0.0 {
         let g2 = grow(2, inp.delta);
-        (g2 * (inp.head.0.abs() + int_v.abs()) + 4.0 * g2 * (1.0 + g2) * (g0 + g0e))
+        (g2 * (inp.head.0.abs() + inp.head.1 + int_v.abs() + int_e)
+            + 4.0 * g2 * (1.0 + g2) * (g0 + g0e))
             * (1.0 + 4.0 * U)
     } else {
         0.0
