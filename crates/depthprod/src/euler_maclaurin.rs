@@ -49,13 +49,15 @@ impl PowerTerm {
         self.kappa * l.powf(-self.p)
     }
 
-    /// Relative error bound of `x(l)`.
+    /// Relative error bound of `x(l)`: powf's, the product's and kappa's, and l^(p - p_exact) - 1,
+    /// at most |p_err log l| to first order (the finite-part integral takes l down to 1e-20, where
+    /// log l < 0: its size counts, not its sign).
     #[inline]
     fn x_rel(&self, l: f64) -> f64 {
         let exponent = if self.p_err == 0.0 {
             0.0
         } else {
-            self.p_err * l.ln()
+            self.p_err * l.ln().abs()
         };
         3.0 * U + self.kappa_rel + exponent
     }
@@ -269,9 +271,21 @@ impl PowerTerm {
         let (nodes, weights) = gauss::rule(n);
         let h = 0.5 * (hi - lo);
         let c = 0.5 * (lo + hi);
+        // g's relative error bound (see [`Self::g`]) at its largest over the panel: x_rel grows
+        // with |log l|, so it is largest at an end (one log per panel instead of one per node
+        // when p is not exact)
+        let l_far = if lo.ln().abs() > hi.ln().abs() {
+            lo
+        } else {
+            hi
+        };
+        let rel = 2.0 * self.x_rel(l_far) + 7.0 * U;
         let mut acc = Accumulator::new();
         for (x, w) in nodes.iter().zip(weights) {
-            let (g, ge) = self.g(c + h * x);
+            let l = c + h * x;
+            let xl = self.x(l);
+            let g = (xl * (self.a + self.b * xl)).ln_1p();
+            let ge = rel * g;
             // node rounding moves l by ~u l, changing g by <= 2p u g
             acc.add(w * g, w * (ge + g * (2.0 * self.p + 8.0) * U));
         }
