@@ -339,6 +339,9 @@ test('measured list: N follows the list, the convention is stated, the list is p
   await page.waitForFunction((s) => document.querySelector(s).value === '24', sel('input-n'));
   await page.fill(sel('input-list'), '1, 2, 3, 4, 5, 6, 7, 8');
   await page.waitForFunction((s) => document.querySelector(s).value === '8', sel('input-n'));
+  // The field follows the list at once (on input); the words and numbers come with the next frame's
+  // update, which writes them all together: wait for it, then read.
+  await page.waitForFunction((s) => /N follows the list \(N = 8/.test(document.querySelector(s).textContent), sel('list-info'));
   const info = await text(page, 'list-info');
   assert.match(info, /N follows the list \(N = 8/);
   assert.match(info, /N = L − 1/);
