@@ -551,6 +551,17 @@ mod tests {
     /// range bound, its neighbours, and -0.
     #[test]
     fn range_checks_of_doubles_match_the_exact_route() {
+        // check_exact accepts exactly what comparing the exact value with both decimals accepts
+        let agrees = |r: &crate::exact::Resolved, (lo, hi): (f64, f64)| {
+            let exact_route = !(r.exact.cmp_exact(&bound_decimal(lo)).is_lt()
+                || r.exact.cmp_exact(&bound_decimal(hi)).is_gt());
+            assert_eq!(
+                check_exact("x", r, (lo, hi)).is_ok(),
+                exact_route,
+                "{:?} in [{lo}, {hi}]",
+                r.exact
+            );
+        };
         let mut checked = 0;
         for (lo, hi) in [AB_RANGE, C_RANGE, Q_RANGE, LAMBDA_RANGE] {
             for b in [lo, hi] {
@@ -563,13 +574,7 @@ mod tests {
                         exact: Exact::from_f64(x),
                         rounding: 0.0,
                     };
-                    let exact_route = !(Exact::from_f64(x).cmp_exact(&bound_decimal(lo)).is_lt()
-                        || Exact::from_f64(x).cmp_exact(&bound_decimal(hi)).is_gt());
-                    assert_eq!(
-                        check_exact("x", &fast, (lo, hi)).is_ok(),
-                        exact_route,
-                        "x = {x:e} in [{lo}, {hi}]"
-                    );
+                    agrees(&fast, (lo, hi));
                     checked += 1;
                 }
             }
@@ -636,13 +641,7 @@ mod tests {
                 for t in texts {
                     let r = Number::Text(t.into()).resolve("x").unwrap();
                     assert_eq!(r.value, b, "{t} rounds to the bound's double");
-                    let exact_route = !(r.exact.cmp_exact(&bound_decimal(lo)).is_lt()
-                        || r.exact.cmp_exact(&bound_decimal(hi)).is_gt());
-                    assert_eq!(
-                        check_exact("x", &r, (lo, hi)).is_ok(),
-                        exact_route,
-                        "{t} in [{lo}, {hi}]"
-                    );
+                    agrees(&r, (lo, hi));
                     checked += 1;
                 }
             }
