@@ -62,14 +62,25 @@ impl PowerTerm {
         3.0 * U + self.kappa_rel + exponent
     }
 
+    /// g(l) as computed, without its error bound.
+    #[inline]
+    fn g_value(&self, l: f64) -> f64 {
+        let x = self.x(l);
+        (x * (self.a + self.b * x)).ln_1p()
+    }
+
+    /// g's relative error bound at l: log1p(t) with t relatively perturbed by d has
+    /// |error| <= d t/(1+t) <= d g.
+    #[inline]
+    fn g_rel(&self, l: f64) -> f64 {
+        2.0 * self.x_rel(l) + 7.0 * U
+    }
+
     /// g(l) with a bound on its error (exact-arithmetic g at the exact parameters).
     #[inline]
     pub(crate) fn g(&self, l: f64) -> (f64, f64) {
-        let x = self.x(l);
-        let g = (x * (self.a + self.b * x)).ln_1p();
-        // log1p(t) with t relatively perturbed by d has |error| <= d * t/(1+t) <= d * g.
-        let rel = 2.0 * self.x_rel(l) + 7.0 * U;
-        (g, rel * g)
+        let g = self.g_value(l);
+        (g, self.g_rel(l) * g)
     }
 
     /// v(r) = A kappa r^-p + B kappa^2 r^-2p, an upper bound of |w(z) - 1| for |z| >= r.
@@ -279,12 +290,10 @@ impl PowerTerm {
         } else {
             hi
         };
-        let rel = 2.0 * self.x_rel(l_far) + 7.0 * U;
+        let rel = self.g_rel(l_far);
         let mut acc = Accumulator::new();
         for (x, w) in nodes.iter().zip(weights) {
-            let l = c + h * x;
-            let xl = self.x(l);
-            let g = (xl * (self.a + self.b * xl)).ln_1p();
+            let g = self.g_value(c + h * x);
             let ge = rel * g;
             // node rounding moves l by ~u l, changing g by <= 2p u g
             acc.add(w * g, w * (ge + g * (2.0 * self.p + 8.0) * U));
