@@ -434,8 +434,17 @@ pub fn parse_list(text: &str) -> Result<Vec<f64>, Error> {
         .filter(|t| !t.is_empty())
         .enumerate()
     {
-        let v: f64 = tok.parse().map_err(|_| Error::InvalidList {
-            reason: format!("entry {} ({:?}) is not a number", i + 1, truncate(tok, 24)),
+        let v = crate::exact::parse_f64(tok).ok_or_else(|| Error::InvalidList {
+            reason: if crate::exact::Exact::is_decimal_syntax(tok) {
+                format!(
+                    "entry {} ({:?}) has more digits or a larger exponent than a variance can \
+                     have; every variance must lie in [1e-300, 1e300]",
+                    i + 1,
+                    truncate(tok, 24)
+                )
+            } else {
+                format!("entry {} ({:?}) is not a number", i + 1, truncate(tok, 24))
+            },
         })?;
         values.push(v);
         if values.len() > MAX_LIST_LEN {
@@ -732,6 +741,20 @@ mod tests {
             .contains("not a number"));
         assert!(parse_list("1, 0").is_err());
         assert!(parse_list("1, inf").is_err());
+        // beyond a double, and beyond what is read: each named
+        assert!(parse_list("1, 1e400")
+            .unwrap_err()
+            .to_string()
+            .contains("entry 2 (layer 2) is inf"));
+        assert!(parse_list("1, 2.5e1234567")
+            .unwrap_err()
+            .to_string()
+            .contains("larger exponent than a variance can have"));
+        // every entry is the double the float parser gives for it
+        let text =
+            "0.1 2.5e-3 1.2345678901234567e-5 0.30000000000000004 7e22 123456789012345678901e-40";
+        let want: Vec<f64> = text.split(' ').map(|t| t.parse().unwrap()).collect();
+        assert_eq!(parse_list(text).unwrap(), want);
         let long = vec!["1"; MAX_LIST_LEN + 1].join(",");
         assert!(parse_list(&long)
             .unwrap_err()
