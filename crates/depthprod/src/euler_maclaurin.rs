@@ -14,15 +14,18 @@
 //! p alpha <= pi/4, w(z) = 1 + A kappa z^-p + B kappa^2 z^-2p has Re w >= 1, so
 //! |g(z)| <= log(1 + v) + pi/2 with v = A kappa |z|^-p + B kappa^2 |z|^-2p, and |g(z)| <= -log(1 - v)
 //! whenever v < 1. A disk of radius t sin(alpha) around t stays in the sector, giving
-//! |g^(2m)(t)| <= (2m)! G / (t sin alpha)^2m; panels [a, a(1 + 2 beta)] keep their rho = 3
-//! Bernstein ellipse inside the sector, giving the Gauss-Legendre bound of [`crate::gauss`].
+//! |g^(2m)(t)| <= (2m)! G / (t sin alpha)^2m. The integral is taken in s = log l, where the
+//! sector is a strip |Im s| <= pi/(4p) of constant width: panels keep a Bernstein ellipse inside it,
+//! giving the Gauss-Legendre bound of [`crate::gauss`] ([`PowerTerm::log_integral`]).
 
 use crate::bernoulli::BERNOULLI_2J;
 use crate::gauss;
-use crate::sum::{Accumulator, U};
+use crate::sum::{Accumulator, LIBM_REL, U};
 use std::cell::RefCell;
 use std::f64::consts::PI;
 
+/// Largest half-length, in log l, of a whole panel (see [`PowerTerm::panel_half`]).
+const MAX_PANEL_HALF: f64 = 8.0;
 /// Number of Euler-Maclaurin correction terms.
 const EM_TERMS: usize = 12;
 /// log((2 EM_TERMS)!) = log(24!) = 54.784729398112319...; the double is within one ulp (a test
@@ -207,96 +210,113 @@ impl PowerTerm {
         log_r.exp() * (1.0 + 1e-10)
     }
 
-    /// b/a of a whole panel [a, b] (see [`Self::panel_integral`]).
+    /// Half-width of the strip |Im s| <= pi/(4p) in which f(s) = a e^s g(a e^s), the integrand
+    /// of [`Self::log_integral`], is analytic with |g| bounded by [`Self::complex_bound`]: z = a e^s
+    /// has arg z = Im s, so p |arg z| <= pi/4 (the sector of the module docs).
+    fn strip(&self) -> f64 {
+        PI / (4.0 * self.p)
+    }
+
+    /// Half-length, in s = log l, of a whole panel: the largest whose rho = 3 Bernstein ellipse
+    /// (semi-minor axis h (3 - 1/3)/2 = 4h/3) stays inside 98% of the strip, and at most
+    /// [`MAX_PANEL_HALF`] (the ellipse reaches h (R - 1) past the panel's end in Re s, where
+    /// e^s grows: the bound of a longer panel pays e^(2h/3)).
+    fn panel_half(&self) -> f64 {
+        (0.98 * self.strip() * 0.75).min(MAX_PANEL_HALF)
+    }
+
+    /// b/a of a whole panel [a, b] (see [`Self::panel_integral`]): e^(2h).
     pub(crate) fn panel_ratio(&self) -> f64 {
-        1.0 + 2.0 * self.panel_beta()
+        (2.0 * self.panel_half()).exp()
     }
 
-    /// The panel ratio b/a that keeps the rho = 3 Bernstein ellipse inside the sector.
-    fn panel_beta(&self) -> f64 {
-        let s = self.sector().sin();
-        s / (5.0 / 3.0 - s)
-    }
-
-    /// Gauss-Legendre over a whole panel [a, b], b <= a (1 + 2 beta): (value, error bound).
-    ///
-    /// The rule has the fewest points (of [`gauss::ORDERS`]) whose Bernstein bound is at most
-    /// 2^-46 (1.4e-14) of a lower bound of the panel's own integral, (b - a) g(b) (g is positive and
-    /// decreasing): every sum of panels, a value or a tail, then carries at most 2^-46 of itself
-    /// from quadrature, far inside the 1e-12 goal. 16 points usually suffice where 24 were always
-    /// used (the bound at 24 is ~1e-22 of the panel).
+    /// int_a^b g over a whole panel, b <= a [`Self::panel_ratio`]: (value, error bound), with the
+    /// fewest Gauss points whose bound is at most 2^-46 (1.4e-14) of a lower bound of the panel's
+    /// own integral, (b - a) g(b) (g is positive and decreasing): every sum of panels, a value or
+    /// a tail, then carries at most 2^-46 of itself from quadrature, far inside the 1e-12 goal.
     pub(crate) fn panel_integral(&self, a: f64, b: f64) -> (f64, f64) {
-        let h = 0.5 * (b - a);
-        let g_bound = self.complex_bound(a * (1.0 - 2.0 * self.panel_beta() / 3.0));
         let (gb, gbe) = self.g(b);
         // (1 - 4u): the product's and subtraction's roundings, so this stays a lower bound
         let floor = ((b - a) * (gb - gbe)).max(0.0) * (1.0 - 4.0 * U);
-        let target = 2f64.powi(-46) * floor;
-        let (n, quad) = gauss::ORDERS
-            .iter()
-            .map(|&n| (n, gauss::error_factor(n, gauss::RHO) * g_bound * h))
-            .find(|&(n, e)| e <= target || n == 24)
-            .expect("24 is among the orders");
-        let (value, rounding) = self.gauss(n, a, b);
-        (value, rounding + quad)
+        self.log_integral(a, b, 2f64.powi(-46) * floor)
     }
 
-    /// Gauss-Legendre over [lo, hi] inside the panel [a, a + 2h] (h = beta a), with the fewest
-    /// nodes whose bound is below `target`. The sub-interval's Bernstein ellipse E_rho' lies in the
-    /// panel's certified disk (centre a + h, radius 5h/3) when its semi-major axis
-    /// h' (rho' + 1/rho')/2 <= 5h/3 - |c' - (a + h)|, so short sub-intervals get a large rho'.
-    pub(crate) fn sub_integral(&self, a: f64, lo: f64, hi: f64, target: f64) -> (f64, f64) {
-        let h = self.panel_beta() * a;
-        let h_sub = 0.5 * (hi - lo);
-        if h_sub <= 0.0 {
+    /// int_lo^hi g for 0 < lo < hi, in the variable s = log(l / lo):
+    /// int_lo^hi g(l) dl = int_0^S f(s) ds, f(s) = lo e^s g(lo e^s), S = log(hi / lo),
+    /// by the Gauss-Legendre rule with the fewest points whose error bound is below `target`
+    /// (or 24 points with its bound): (value, error bound).
+    ///
+    /// Why log l: g is analytic in the sector p |arg z| <= pi/4, so f is analytic in the strip
+    /// |Im s| <= pi/(4p), whose width does not shrink with l. A panel may be as long in s as the
+    /// strip allows: where p is small (the hard corner, p = 0.025) one panel spans a factor e^16 in
+    /// l, where the disks of l-space (radius ~ l sin alpha) gave a factor 3.2. The error bound
+    /// (Trefethen, [`gauss::error_factor`]) on [0, S] = centre h +- h uses an ellipse E_rho
+    /// (semi-axes h R, h I with R, I = (rho +- 1/rho)/2) inside the strip, h I <= 0.98 pi/(4p), on
+    /// which |f| <= lo e^(h(1 + R)) G(lo e^(h(1 - R))), G = [`Self::complex_bound`] over |z| >= r;
+    /// several rho are tried and the one needing the fewest points wins.
+    ///
+    /// The upper end: S is computed (a quotient and a log, each within about u S + u), so the rule
+    /// integrates up to lo e^S~ instead of hi; the difference is at most 1.01 hi |S~ - S| g(lo)
+    /// (g <= g(lo) on the panel, being decreasing) and is part of the bound.
+    pub(crate) fn log_integral(&self, lo: f64, hi: f64, target: f64) -> (f64, f64) {
+        if hi <= lo {
             return (0.0, 0.0);
         }
-        let offset = (0.5 * (lo + hi) - (a + h)).abs();
-        let x = 2.0 * (5.0 * h / 3.0 - offset) / h_sub;
-        let rho = if x > 2.0 {
-            // (1 - 1e-12): rounding of x (a few u, |x| moderate) moves rho by < 1e-14 relative; a
-            // smaller rho only weakens the Bernstein bound, so shrinking keeps it valid
-            0.5 * (x + (x * x - 4.0).sqrt()) * (1.0 - 1e-12)
-        } else {
-            1.0
-        };
-        let g_bound = self.complex_bound(a * (1.0 - 2.0 * self.panel_beta() / 3.0));
-        let mut n = 24;
-        let mut quad = f64::INFINITY;
-        if rho > 1.0 {
-            for order in gauss::ORDERS {
-                let e = gauss::error_factor(order, rho) * g_bound * h_sub;
-                if e <= target || order == 24 {
-                    n = order;
-                    quad = e;
-                    break;
+        let s_len = (hi / lo).ln();
+        let h = 0.5 * s_len;
+        // |S~ - S|: hi/lo's rounding (u, absolute in the log) and log's (LIBM_REL of S)
+        let s_err = 2.0 * U + LIBM_REL * s_len;
+        let i_max = 0.98 * self.strip() / h;
+        let rho_max = i_max + (i_max * i_max + 1.0).sqrt();
+        let mut best: Option<(usize, f64)> = None;
+        for rho in [rho_max, 8.0, 5.0, 3.0, 2.0, 1.5] {
+            if rho > rho_max || rho <= 1.0 {
+                continue;
+            }
+            let r_axis = 0.5 * (rho + 1.0 / rho);
+            // (1 +- 1e-12): exp's one ulp and the products' roundings (< 1e-15 relative); a
+            // smaller radius and a larger exponential only loosen the bound
+            let near = lo * (h * (1.0 - r_axis)).exp() * (1.0 - 1e-12);
+            let m = lo * (h * (1.0 + r_axis)).exp() * self.complex_bound(near) * (1.0 + 1e-12);
+            if let Some((n, e)) = gauss::ORDERS
+                .iter()
+                .map(|&n| (n, gauss::error_factor(n, rho) * m * h))
+                .find(|&(n, e)| e <= target || n == 24)
+            {
+                if best.is_none_or(|(bn, be)| n < bn || (n == bn && e < be)) {
+                    best = Some((n, e));
                 }
             }
         }
-        let (value, rounding) = self.gauss(n, lo, hi);
-        (value, rounding + quad)
+        let (n, quad) = best.unwrap_or((24, f64::INFINITY));
+        let (value, rounding) = self.gauss_log(n, lo, s_len);
+        let (g_lo, g_lo_err) = self.g(lo);
+        let end = 1.01 * hi * s_err * (g_lo + g_lo_err);
+        (value, rounding + quad + end)
     }
 
-    /// The n-point rule on [lo, hi]: (value, rounding error bound).
-    fn gauss(&self, n: usize, lo: f64, hi: f64) -> (f64, f64) {
+    /// The n-point rule for int_0^S lo e^s g(lo e^s) ds: (value, rounding error bound).
+    fn gauss_log(&self, n: usize, lo: f64, s_len: f64) -> (f64, f64) {
         let (nodes, weights) = gauss::rule(n);
-        let h = 0.5 * (hi - lo);
-        let c = 0.5 * (lo + hi);
+        let h = 0.5 * s_len;
         // g's relative error bound (see [`Self::g`]) at its largest over the panel: x_rel grows
-        // with |log l|, so it is largest at an end (one log per panel instead of one per node
-        // when p is not exact)
-        let l_far = if lo.ln().abs() > hi.ln().abs() {
+        // with |log l|, so it is largest at an end (one log per panel, not one per node)
+        let ln_lo = lo.ln();
+        let rel = self.g_rel(if ln_lo.abs() > (ln_lo + s_len).abs() {
             lo
         } else {
-            hi
-        };
-        let rel = self.g_rel(l_far);
+            lo * s_len.exp()
+        });
+        // l = lo exp(s) for the computed node s = h + h x (off by <= 2u s <= 2u S, absolute):
+        // relative error <= 2u S + LIBM_REL + u (the product), and f = l g(l) moves by at most
+        // (1 + 2p) times l's relative move (|l g'(l)| <= 2p g, see the module docs of the series);
+        // f's own product adds u
+        let node_rel = (2.0 * U * s_len + LIBM_REL + U) * (1.0 + 2.0 * self.p) * 1.01 + U;
         let mut acc = Accumulator::new();
         for (x, w) in nodes.iter().zip(weights) {
-            let g = self.g_value(c + h * x);
-            let ge = rel * g;
-            // node rounding moves l by ~u l, changing g by <= 2p u g
-            acc.add(w * g, w * (ge + g * (2.0 * self.p + 8.0) * U));
+            let l = lo * (h + h * x).exp();
+            let f = l * self.g_value(l);
+            acc.add(w * f, w * f * (rel + node_rel));
         }
         let value = h * acc.value();
         (value, h * acc.error() + 2.0 * U * value.abs())
@@ -336,7 +356,7 @@ struct Cumulative {
 impl EmRegion {
     /// Prepares [start, end). `start` must satisfy [`em_start`]'s condition.
     pub(crate) fn new(term: PowerTerm, start: f64, end: f64) -> EmRegion {
-        let ratio = 1.0 + 2.0 * term.panel_beta();
+        let ratio = term.panel_ratio();
         let mut bounds = vec![start];
         let mut a = start;
         while a < end {
@@ -400,12 +420,12 @@ impl EmRegion {
             let (a, b) = (self.bounds[i], self.bounds[i + 1]);
             if t - a <= b - t {
                 acc.add(ci, ce);
-                let (v, e) = self.term.sub_integral(a, a, t, target);
+                let (v, e) = self.term.log_integral(a, t, target);
                 acc.add(v, e);
             } else {
                 let (cn, cne) = self.cumulative(i + 1);
                 acc.add(cn, cne);
-                let (v, e) = self.term.sub_integral(a, t, b, target);
+                let (v, e) = self.term.log_integral(t, b, target);
                 acc.add(-v, e);
             }
         } else {

@@ -547,7 +547,7 @@ fn integral_to(t: &PowerTerm, l0: f64, tol: f64) -> (f64, f64) {
         let b = (a * ratio).min(l0);
         // the fewest Gauss points (4 to 24) whose Bernstein bound is below the target: the panels
         // near 0 are short, and their bound scales with their length
-        let (v, e) = t.sub_integral(a, a, b, target);
+        let (v, e) = t.log_integral(a, b, target);
         acc.add(v, 0.0);
         quad_err += e;
         a = b;

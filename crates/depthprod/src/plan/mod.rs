@@ -60,7 +60,7 @@ const TOL: f64 = 1.0 / (1u64 << 60) as f64;
 /// theta at the series start M.
 const THETA: f64 = 1.0 / 4.0;
 /// Below this M the head is summed directly instead of by Euler-Maclaurin.
-const DIRECT_MAX: f64 = 512.0;
+const DIRECT_MAX: f64 = 128.0;
 /// A series start beyond this (2^64) is never reached by a finite depth.
 const BEYOND_DEPTHS: f64 = 18_446_744_073_709_551_616.0;
 /// Most series terms.

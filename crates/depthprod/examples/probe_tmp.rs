@@ -1,0 +1,32 @@
+use depthprod::{Family, Params, Plan};
+use std::hint::black_box;
+fn main() {
+    let n: u64 = std::env::args()
+        .nth(1)
+        .map(|s| s.parse().unwrap())
+        .unwrap_or(1_000_000_000_000_000_000);
+    let fam = match std::env::args().nth(2).as_deref() {
+        Some("scaled") => Family::Scaled,
+        Some("harmonic") => Family::Harmonic,
+        Some("sqrt") => Family::SqrtScaled,
+        _ => Family::Unscaled,
+    };
+    let params = Params::power(fam, 100.0, 100.0, 1e-3, 0.05);
+    if std::env::var("ROUTE").is_ok() {
+        println!("{:?}", Plan::new(&params).unwrap().route_summary());
+    }
+    let t = std::time::Instant::now();
+    let reps = 100_000;
+    for i in 0..reps {
+        let mut p = params.clone();
+        p.a -= i as f64 * 1e-12;
+        if n == 0 {
+            black_box(Plan::new(black_box(&p)).unwrap().limit().unwrap());
+        } else {
+            black_box(Plan::new(black_box(&p)).unwrap().log_product(n).unwrap());
+        }
+    }
+    println!("{:.2} us", t.elapsed().as_secs_f64() / reps as f64 * 1e6);
+}
+#[allow(dead_code)]
+fn route() {}
