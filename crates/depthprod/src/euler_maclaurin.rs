@@ -238,7 +238,9 @@ impl PowerTerm {
         let (gb, gbe) = self.g(b);
         // (1 - 4u): the product's and subtraction's roundings, so this stays a lower bound
         let floor = ((b - a) * (gb - gbe)).max(0.0) * (1.0 - 4.0 * U);
-        self.log_integral(a, b, 2f64.powi(-46) * floor)
+        // rho = 3 fits a whole panel's ellipse by construction (the largest rho that fits is
+        // tried too when rounding left it a hair below 3)
+        self.log_integral_with(a, b, 2f64.powi(-46) * floor, &[3.0])
     }
 
     /// int_lo^hi g for 0 < lo < hi, in the variable s = log(l / lo):
@@ -259,6 +261,12 @@ impl PowerTerm {
     /// integrates up to lo e^S~ instead of hi; the difference is at most 1.01 hi |S~ - S| g(lo)
     /// (g <= g(lo) on the panel, being decreasing) and is part of the bound.
     pub(crate) fn log_integral(&self, lo: f64, hi: f64, target: f64) -> (f64, f64) {
+        self.log_integral_with(lo, hi, target, &[f64::INFINITY, 8.0, 3.0, 1.5])
+    }
+
+    /// [`Self::log_integral`] with the ellipses rho of `rhos` that fit the strip (infinity: the
+    /// largest that fits; when none of them fits, the largest that fits).
+    fn log_integral_with(&self, lo: f64, hi: f64, target: f64, rhos: &[f64]) -> (f64, f64) {
         if hi <= lo {
             return (0.0, 0.0);
         }
@@ -269,10 +277,12 @@ impl PowerTerm {
         let i_max = 0.98 * self.strip() / h;
         let rho_max = i_max + (i_max * i_max + 1.0).sqrt();
         let mut best: Option<(usize, f64)> = None;
-        for rho in [rho_max, 8.0, 5.0, 3.0, 2.0, 1.5] {
-            if rho > rho_max || rho <= 1.0 {
-                continue;
-            }
+        let fits = |r: f64| r > 1.0 && r <= rho_max;
+        let wanted = rhos
+            .iter()
+            .map(|&r| if r.is_infinite() { rho_max } else { r });
+        let fallback = (!wanted.clone().any(fits)).then_some(rho_max);
+        for rho in wanted.filter(|&r| fits(r)).chain(fallback) {
             let r_axis = 0.5 * (rho + 1.0 / rho);
             // (1 +- 1e-12): exp's one ulp and the products' roundings (< 1e-15 relative); a
             // smaller radius and a larger exponential only loosen the bound
@@ -296,27 +306,33 @@ impl PowerTerm {
     }
 
     /// The n-point rule for int_0^S lo e^s g(lo e^s) ds: (value, rounding error bound).
+    ///
+    /// At a node s, l = lo e^s and x(l) = x(lo) e^(-p s): two `exp`s and one `ln_1p`, no `powf`.
+    /// Relative errors (u = 2^-53, each libm call within LIBM_REL):
+    /// - the node s = h + h t is off by <= 2u S; f = l g(l) moves by at most (1 + 2p) times the
+    ///   relative move of l (|l g'(l)| <= 2p g), so f by (1 + 2p) 2u S;
+    /// - l = lo exp(s): LIBM_REL + u;
+    /// - x = x(lo) exp(-p s): x(lo)'s own bound (`x_rel(lo)`), the exact p's e^((p - p_exact) s)
+    ///   (p_err S), -p s's rounding (u p S, absolute in the exponent), exp's LIBM_REL and the
+    ///   product's u; g = log1p(x (A + B x)) then errs by at most 2 that + 7u, as in [`Self::g`];
+    /// - the product l g: u.
     fn gauss_log(&self, n: usize, lo: f64, s_len: f64) -> (f64, f64) {
         let (nodes, weights) = gauss::rule(n);
         let h = 0.5 * s_len;
-        // g's relative error bound (see [`Self::g`]) at its largest over the panel: x_rel grows
-        // with |log l|, so it is largest at an end (one log per panel, not one per node)
-        let ln_lo = lo.ln();
-        let rel = self.g_rel(if ln_lo.abs() > (ln_lo + s_len).abs() {
-            lo
-        } else {
-            lo * s_len.exp()
-        });
-        // l = lo exp(s) for the computed node s = h + h x (off by <= 2u s <= 2u S, absolute):
-        // relative error <= 2u S + LIBM_REL + u (the product), and f = l g(l) moves by at most
-        // (1 + 2p) times l's relative move (|l g'(l)| <= 2p g, see the module docs of the series);
-        // f's own product adds u
-        let node_rel = (2.0 * U * s_len + LIBM_REL + U) * (1.0 + 2.0 * self.p) * 1.01 + U;
+        let x_lo = self.x(lo);
+        let x_err = self.x_rel(lo) + self.p_err * s_len + 2.0 * U * self.p * s_len + LIBM_REL + U;
+        let rel = 2.0 * x_err
+            + 7.0 * U
+            + (1.0 + 2.0 * self.p) * 2.0 * U * s_len * 1.01
+            + LIBM_REL
+            + 2.0 * U;
         let mut acc = Accumulator::new();
-        for (x, w) in nodes.iter().zip(weights) {
-            let l = lo * (h + h * x).exp();
-            let f = l * self.g_value(l);
-            acc.add(w * f, w * f * (rel + node_rel));
+        for (t, w) in nodes.iter().zip(weights) {
+            let s = h + h * t;
+            let l = lo * s.exp();
+            let x = x_lo * (-self.p * s).exp();
+            let f = l * (x * (self.a + self.b * x)).ln_1p();
+            acc.add(w * f, w * f * rel);
         }
         let value = h * acc.value();
         (value, h * acc.error() + 2.0 * U * value.abs())

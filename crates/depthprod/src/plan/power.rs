@@ -36,6 +36,9 @@ pub(super) struct PowerPlan {
     pub(super) delta: f64,
     /// Z(s_k, M) with errors.
     pub(super) z_m: Vec<(f64, f64)>,
+    /// [`s_error`] of each Z(s_k, M): the error from evaluating it at the computed s_k (0 when
+    /// p is exact), computed once with the plan (it needs log M and M^-s_k, known there).
+    pub(super) z_m_shift: Vec<f64>,
     /// suffix[k] = sum_{j>k} c_j kappa^j Z(s_j, M): (value, rounding error, sum |c_j kappa^j| ds_j |Z(s_j, M)|).
     pub(super) suffix: Vec<(f64, f64, f64)>,
     pub(super) rho_kappa: f64,
@@ -217,9 +220,13 @@ impl PowerPlan {
             abs_coef[i] = (-abs_series.c[i] + abs_series.err[i]) * kappa_k_up * (1.0 + 2.0 * U);
         }
         let mut z_m = vec![(0.0, 0.0); k + 1];
+        let mut z_m_shift = vec![0.0; k + 1];
+        let ln_m = m.ln();
         for i in 1..=k {
             if (coef[i].0 != 0.0 || coef[i].1 != 0.0) && m <= BEYOND_DEPTHS {
-                z_m[i] = z_at(s[i], -gap[i], m, m.powf(-s[i]), 3.0 * U);
+                let x = m.powf(-s[i]);
+                z_m[i] = z_at(s[i], -gap[i], m, x, 3.0 * U);
+                z_m_shift[i] = s_error_at(s[i], -gap[i], ds[i], m, ln_m, x, z_m[i].0);
             }
         }
         // decided on the exact exponents: k p <= 1 for a nonzero c_k
@@ -241,6 +248,7 @@ impl PowerPlan {
             delta: 0.0,
             suffix,
             z_m,
+            z_m_shift,
             rho_kappa,
             trunc_m,
             infinity: (0.0, 0.0),
@@ -334,7 +342,7 @@ impl PowerPlan {
         for i in 1..=self.k {
             let (c, ce) = self.coef[i];
             let (z, ze) = self.z_m[i];
-            let ze = ze + s_error(self.s[i], -self.gap[i], self.ds[i], self.m, z);
+            let ze = ze + self.z_m_shift[i];
             let t = c * z;
             acc.add(t, ce * z.abs() + c.abs() * ze + U * t.abs());
         }
@@ -652,10 +660,7 @@ impl PowerPlan {
                 pole_free_z(self.s[i], self.gap[i], self.ds[i], self.m)
             } else {
                 let (z, ze) = self.z_m[i];
-                (
-                    z,
-                    ze + s_error(self.s[i], -self.gap[i], self.ds[i], self.m, z),
-                )
+                (z, ze + self.z_m_shift[i])
             };
             let t = c * z;
             acc.add(t, ce * z.abs() + c.abs() * ze + U * t.abs());
@@ -986,11 +991,18 @@ fn s_error(s: f64, d: f64, ds: f64, a: f64, z: f64) -> f64 {
     if ds == 0.0 {
         return 0.0;
     }
-    let ln_a = a.ln();
+    s_error_at(s, d, ds, a, a.ln(), a.powf(-s), z)
+}
+
+/// [`s_error`] with log a and a^-s (as `powf` gives them) already at hand.
+fn s_error_at(s: f64, d: f64, ds: f64, a: f64, ln_a: f64, a_pow: f64, z: f64) -> f64 {
+    if ds == 0.0 {
+        return 0.0;
+    }
     let main = if d == 0.0 {
         ln_a
     } else {
-        (a * a.powf(-s) / d).abs()
+        (a * a_pow / d).abs()
     };
     let corr = z.abs() + main;
     // (1 + 1e-6): rounding of this bound's own few operations
