@@ -62,6 +62,7 @@ const listGrid = w.depthGrid(1_000_000, 1000);
 const seed = (i) => ({ family: 'unscaled', a: 1 + i * 1e-9, b: 1, variance: { kind: 'power', c: 1, q: 1 } });
 const seedTyped = () => ({ family: 'unscaled', a: '1', b: '1', variance: { kind: 'power', c: '1', q: '1' } });
 const corner = (i) => ({ family: 'unscaled', a: 100 - i * 1e-9, b: 100, variance: { kind: 'power', c: 0.001, q: 0.05 } });
+const cornerOf = (family) => (i) => ({ family, a: 100 - i * 1e-9, b: 100, variance: { kind: 'power', c: 0.001, q: 0.05 } });
 const cornerTyped = () => ({ family: 'unscaled', a: '100', b: '100', variance: { kind: 'power', c: '0.001', q: '0.05' } });
 
 // [what, one value, the whole view (or null), goal]
@@ -74,6 +75,10 @@ const rows = [
   ['power law, A = B = c = q = 1, N = 10^6', value(seed, 1e6), view(seed, 1e6), '< 60 µs'],
   ['the same, typed as decimals (the page\'s request)', value(seedTyped, 1e6), view(seedTyped, 1e6), '< 60 µs'],
   ['corner A = B = 100, c = 1e-3, q = 0.05, N = 10^6', value(corner, 1e6), null, '< 60 µs'],
+  ['the same at N = 10^18', value(corner, 1e18), null, '< 60 µs'],
+  ['the corner in the scaled family, N = 10^6', value(cornerOf('scaled'), 1e6), null, '< 60 µs'],
+  ['the corner in the harmonic family, N = 10^6', value(cornerOf('harmonic'), 1e6), null, '< 60 µs'],
+  ['the corner in the sqrt-scaled family, N = 10^6', value(cornerOf('sqrt-scaled'), 1e6), null, '< 60 µs'],
   ['the corner\'s constant C (finite-part route): the view at N = inf', view(corner, 'inf'), null, '< 60 µs'],
   ['the same, typed as decimals', view(cornerTyped, 'inf'), null, '< 60 µs'],
   ['10^6-entry list, prepared: one value at N = 777,777', () => listPlan.logProduct(777_777), () => listPlan.evaluate(777_777), '< 60 µs'],

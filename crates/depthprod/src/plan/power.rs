@@ -162,11 +162,13 @@ impl PowerPlan {
             let region = EmRegion::new(term, start, m.min(BEYOND_DEPTHS));
             (start as u64, Some(region))
         };
+        // g(l) for l < l0, each with its bound: the prefix sums and (convergent products) the
+        // direct tail are both made of them
+        let head: Vec<(f64, f64)> = (1..l0).map(|l| term.g(l as f64)).collect();
         let mut prefix = Vec::with_capacity(l0 as usize);
         let mut acc = Accumulator::new();
         prefix.push((0.0, 0.0));
-        for l in 1..l0 {
-            let (g, ge) = term.g(l as f64);
+        for &(g, ge) in &head {
             acc.add(g, ge);
             prefix.push((acc.value(), acc.error()));
         }
@@ -222,10 +224,22 @@ impl PowerPlan {
         let mut z_m = vec![(0.0, 0.0); k + 1];
         let mut z_m_shift = vec![0.0; k + 1];
         let ln_m = m.ln();
+        // M^-s_k as (M^-p)^k: one powf instead of k. (M^-p)^k is within LIBM_REL + u per factor,
+        // 3 k u, of M^-(k p) for the real product k p, which is |s_k - k p| from s_k = fl(k p):
+        // a relative M^(|s_k - k p|) - 1 <= 1.01 |s_k - k p| log M more. Far below 1 (where a
+        // subnormal would lose the relative bound) powf itself is used.
+        let m_pow_p = m.powf(-p);
+        let mut m_pow_kp = 1.0;
         for i in 1..=k {
+            m_pow_kp *= m_pow_p;
             if (coef[i].0 != 0.0 || coef[i].1 != 0.0) && m <= BEYOND_DEPTHS {
-                let x = m.powf(-s[i]);
-                z_m[i] = z_at(s[i], -gap[i], m, x, 3.0 * U);
+                let (x, x_rel) = if m_pow_kp >= 1e-280 {
+                    let shift = (i as f64).mul_add(p, -s[i]).abs() * ln_m * 1.01;
+                    (m_pow_kp, 3.0 * i as f64 * U + shift)
+                } else {
+                    (m.powf(-s[i]), 3.0 * U)
+                };
+                z_m[i] = z_at(s[i], -gap[i], m, x, x_rel);
                 z_m_shift[i] = s_error_at(s[i], -gap[i], ds[i], m, ln_m, x, z_m[i].0);
             }
         }
@@ -265,7 +279,7 @@ impl PowerPlan {
         plan.far = plan.far_constant();
         plan.infinity = plan.value_at_infinity();
         if !plan.divergent && !plan.zero && plan.m <= BEYOND_DEPTHS {
-            plan.direct_tail = plan.compute_direct_tail();
+            plan.direct_tail = direct_tail(&head, plan.l0 as usize);
             plan.beyond_l0 = plan.compute_beyond_l0();
         }
         plan.divergence = plan.compute_divergence();
@@ -346,22 +360,6 @@ impl PowerPlan {
             let t = c * z;
             acc.add(t, ce * z.abs() + c.abs() * ze + U * t.abs());
         }
-    }
-
-    /// direct_tail[n] = sum_{l=n+1}^{l0-1} g(l) for n < l0, accumulated from l = l0 - 1 down:
-    /// every partial sum is a sum of the same positive terms g(l) > 0 (A, B >= 0), so each
-    /// entry's error bound (the accumulator's running bound plus the terms' own) is relative to
-    /// the entry itself, however small the tail.
-    fn compute_direct_tail(&self) -> Vec<(f64, f64)> {
-        let l0 = self.l0 as usize;
-        let mut out = vec![(0.0, 0.0); l0];
-        let mut acc = Accumulator::new();
-        for n in (0..l0.saturating_sub(1)).rev() {
-            let (g, ge) = self.term.g((n + 1) as f64);
-            acc.add(g, ge);
-            out[n] = (acc.value(), acc.error());
-        }
-        out
     }
 
     /// sum_{l>=l0} g(l) = middle over [l0, M) (Euler-Maclaurin, when there is one) + the series
@@ -929,6 +927,21 @@ pub(super) fn grow(k: usize, delta: f64) -> f64 {
     } else {
         x * (1.0 + x) * (1.0 + 2.0 * U)
     }
+}
+
+/// direct_tail[n] = sum_{l=n+1}^{l0-1} g(l) for n < l0, accumulated from l = l0 - 1 down:
+/// every partial sum is a sum of the same positive terms g(l) > 0 (A, B >= 0), so each
+/// entry's error bound (the accumulator's running bound plus the terms' own) is relative to
+/// the entry itself, however small the tail. `head[l - 1]` = (g(l), its bound) for l < l0.
+fn direct_tail(head: &[(f64, f64)], l0: usize) -> Vec<(f64, f64)> {
+    let mut out = vec![(0.0, 0.0); l0];
+    let mut acc = Accumulator::new();
+    for n in (0..l0.saturating_sub(1)).rev() {
+        let (g, ge) = head[n];
+        acc.add(g, ge);
+        out[n] = (acc.value(), acc.error());
+    }
+    out
 }
 
 /// suffix[k] = sum_{j>k} coef_j Z_j(M) with its rounding error and exponent-error weight.
