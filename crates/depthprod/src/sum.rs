@@ -15,6 +15,19 @@ pub(crate) const U: f64 = f64::EPSILON / 2.0;
 /// relies on nothing here.)
 pub const LIBM_REL: f64 = 2.0 * U;
 
+/// a b - fl(a b), exactly, for a small integer `k` (|k| < 2^26) and a finite double `b` whose
+/// product is normal: Dekker's product with Veltkamp's split of b into 26-bit halves (k times a
+/// half is exact, and so is every step: Dekker 1971), without a fused multiply-add, which wasm32
+/// lacks in hardware (the software `fma` cost the power plan one call per series term).
+pub(crate) fn small_product_error(k: f64, b: f64) -> f64 {
+    debug_assert!(k.fract() == 0.0 && k.abs() < (1u64 << 26) as f64);
+    let p = k * b;
+    let c = 134_217_729.0 * b; // 2^27 + 1
+    let hi = c - (c - b);
+    let lo = b - hi;
+    (k * hi - p) + k * lo
+}
+
 /// A running sum of terms, each given with a bound on its own error.
 ///
 /// Error bound of the result: the terms' own errors plus Ogita-Rump-Oishi's bound for compensated
@@ -70,6 +83,24 @@ impl Accumulator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_product_error_is_the_fused_one() {
+        let mut y = 0x2545_f491_4f6c_dd1du64;
+        for i in 0..100_000u64 {
+            y ^= y << 13;
+            y ^= y >> 7;
+            y ^= y << 17;
+            let b = f64::from_bits((y >> 2) | 0x3000_0000_0000_0000)
+                * if y & 1 == 1 { -1.0 } else { 1.0 };
+            let k = (i % 1000 + 1) as f64;
+            assert_eq!(
+                small_product_error(k, b),
+                k.mul_add(b, -(k * b)),
+                "{k} {b:e}"
+            );
+        }
+    }
 
     #[test]
     fn compensated_sum_is_accurate() {

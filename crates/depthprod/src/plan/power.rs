@@ -6,7 +6,7 @@ use super::{down, enclosure, up, RouteOptions, BEYOND_DEPTHS, K_MAX, TOL};
 use crate::coefficients::{root_radius, LogSeries};
 use crate::euler_maclaurin::{em_start, EmRegion, PowerTerm};
 use crate::exact::{Dyadic, Exact};
-use crate::sum::{Accumulator, LIBM_REL, U};
+use crate::sum::{small_product_error, Accumulator, LIBM_REL, U};
 use crate::zeta::{em_corrections, em_main, em_min_start};
 use crate::{AsymptoticTerm, Bounds, Divergence, Enclosure, Growth, GrowthClass};
 
@@ -210,7 +210,7 @@ impl PowerPlan {
                 ds[i] = 0.0;
             } else {
                 s[i] = fi * p;
-                ds[i] = fi.mul_add(p, -s[i]).abs() + fi * term.p_err;
+                ds[i] = small_product_error(fi, p).abs() + fi * term.p_err;
             }
         }
         // ~c_k kappa^k, upper bounds on the coefficients of -log(1 - A kappa x - B kappa^2 x^2)
@@ -234,7 +234,11 @@ impl PowerPlan {
             m_pow_kp *= m_pow_p;
             if (coef[i].0 != 0.0 || coef[i].1 != 0.0) && m <= BEYOND_DEPTHS {
                 let (x, x_rel) = if m_pow_kp >= 1e-280 {
-                    let shift = (i as f64).mul_add(p, -s[i]).abs() * ln_m * 1.01;
+                    // |s_k - k p| <= |fl(k p) - s_k| + |k p - fl(k p)|: the first is 0, or exact
+                    // by Sterbenz at an exact resonance (s_k = 1, fl(k p) within [1/2, 2])
+                    let fi = i as f64;
+                    let off = (fi * p - s[i]).abs() + small_product_error(fi, p).abs();
+                    let shift = off * ln_m * 1.01;
                     (m_pow_kp, 3.0 * i as f64 * U + shift)
                 } else {
                     (m.powf(-s[i]), 3.0 * U)
