@@ -16,7 +16,10 @@ fn main() {
         println!("{:?}", Plan::new(&params).unwrap().route_summary());
     }
     let t = std::time::Instant::now();
-    let reps = 100_000;
+    let reps: usize = std::env::var("REPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100_000);
     for i in 0..reps {
         let mut p = params.clone();
         p.a -= i as f64 * 1e-12;

@@ -319,6 +319,24 @@ impl PowerTerm {
     fn gauss_log(&self, n: usize, lo: f64, s_len: f64) -> (f64, f64) {
         let (nodes, weights) = gauss::rule(n);
         let h = 0.5 * s_len;
+        let p = self.p;
+        let factors = nodes.iter().zip(weights).map(|(t, &w)| {
+            let s = h + h * t;
+            (w, s.exp(), (-p * s).exp())
+        });
+        self.gauss_log_with(lo, s_len, factors)
+    }
+
+    /// [`Self::gauss_log`] with each node given as (weight, e^s, e^(-p s)) for s = h + h t,
+    /// computed as there (a whole panel's are the same for every whole panel of a region:
+    /// [`WholePanels`]).
+    fn gauss_log_with(
+        &self,
+        lo: f64,
+        s_len: f64,
+        factors: impl Iterator<Item = (f64, f64, f64)>,
+    ) -> (f64, f64) {
+        let h = 0.5 * s_len;
         let x_lo = self.x(lo);
         let x_err = self.x_rel(lo) + self.p_err * s_len + 2.0 * U * self.p * s_len + LIBM_REL + U;
         let rel = 2.0 * x_err
@@ -327,15 +345,91 @@ impl PowerTerm {
             + LIBM_REL
             + 2.0 * U;
         let mut acc = Accumulator::new();
-        for (t, w) in nodes.iter().zip(weights) {
-            let s = h + h * t;
-            let l = lo * s.exp();
-            let x = x_lo * (-self.p * s).exp();
+        for (w, e_s, e_ps) in factors {
+            let l = lo * e_s;
+            let x = x_lo * e_ps;
             let f = l * (x * (self.a + self.b * x)).ln_1p();
             acc.add(w * f, w * f * rel);
         }
         let value = h * acc.value();
         (value, h * acc.error() + 2.0 * U * value.abs())
+    }
+}
+
+/// What every whole panel [a, b = fl(a r)] of a region shares, r = [`PowerTerm::panel_ratio`]:
+/// its length S = 2h in s = log(l/a) (the same double for all), the ellipse factors of its
+/// rho = 3 bound, and, per Gauss order once used, each node's (weight, e^s, e^(-p s)), so a
+/// panel costs one `ln_1p` per node instead of two `exp`s more (the same numbers as
+/// [`PowerTerm::gauss_log`] computes: the bits do not depend on which panel asked first).
+///
+/// The rule integrates over [a, a e^S]; b = fl(a fl(e^S)) is within (u + LIBM_REL) 1.01 of it in
+/// log (the product's rounding and exp's), which the end term of the bound covers as in
+/// [`PowerTerm::log_integral`].
+/// A node of a whole panel's rule: (weight, e^s, e^(-p s)).
+type NodeFactors = (f64, f64, f64);
+
+#[derive(Debug, Clone)]
+struct WholePanels {
+    s_len: f64,
+    ratio: f64,
+    /// e^(h (1 + R)) and e^(h (1 - R)) for rho = 3 (R = 5/3), rounded outward.
+    far: f64,
+    near: f64,
+    rules: RefCell<[Option<Vec<NodeFactors>>; gauss::ORDERS.len()]>,
+}
+
+impl WholePanels {
+    fn new(term: &PowerTerm) -> WholePanels {
+        let h = term.panel_half();
+        let s_len = 2.0 * h;
+        let r_axis = 5.0 / 3.0;
+        WholePanels {
+            s_len,
+            ratio: s_len.exp(),
+            far: (h * (1.0 + r_axis)).exp() * (1.0 + 1e-12),
+            near: (h * (1.0 - r_axis)).exp() * (1.0 - 1e-12),
+            rules: RefCell::new(Default::default()),
+        }
+    }
+
+    /// Whether [a, b] is a whole panel of this region.
+    fn is_whole(&self, a: f64, b: f64) -> bool {
+        b == a * self.ratio
+    }
+
+    /// int_a^b g over a whole panel (see [`PowerTerm::panel_integral`] for the target).
+    fn integral(&self, term: &PowerTerm, a: f64, b: f64) -> (f64, f64) {
+        debug_assert!(self.is_whole(a, b));
+        let h = 0.5 * self.s_len;
+        let (gb, gbe) = term.g(b);
+        // (1 - 4u): the product's and subtraction's roundings, so this stays a lower bound
+        let floor = ((b - a) * (gb - gbe)).max(0.0) * (1.0 - 4.0 * U);
+        let target = 2f64.powi(-46) * floor;
+        // the rho = 3 ellipse fits the strip: h (4/3) <= 0.98 pi/(4p) by `panel_half`
+        let m = a * self.far * term.complex_bound(a * self.near) * (1.0 + 1e-12);
+        let (slot, n, quad) = gauss::ORDERS
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (i, n, gauss::error_factor(n, 3.0) * m * h))
+            .find(|&(_, n, e)| e <= target || n == 24)
+            .expect("24 is among the orders");
+        let mut rules = self.rules.borrow_mut();
+        let factors = rules[slot].get_or_insert_with(|| {
+            let (nodes, weights) = gauss::rule(n);
+            nodes
+                .iter()
+                .zip(weights)
+                .map(|(t, &w)| {
+                    let s = h + h * t;
+                    (w, s.exp(), (-term.p * s).exp())
+                })
+                .collect()
+        });
+        let (value, rounding) = term.gauss_log_with(a, self.s_len, factors.iter().copied());
+        let s_err = 1.01 * (U + LIBM_REL);
+        let (ga, gae) = term.g(a);
+        let end = 1.01 * b * s_err * (ga + gae);
+        (value, rounding + quad + end)
     }
 }
 
@@ -355,6 +449,7 @@ pub(crate) struct EmRegion {
     bounds: Vec<f64>,
     /// cum[i] = int_start^{b_i} g: (value, error), for the panels integrated so far.
     cum: RefCell<Cumulative>,
+    whole: WholePanels,
     g_start: (f64, f64),
     e_start: (f64, f64),
     remainder: f64,
@@ -372,7 +467,8 @@ struct Cumulative {
 impl EmRegion {
     /// Prepares [start, end). `start` must satisfy [`em_start`]'s condition.
     pub(crate) fn new(term: PowerTerm, start: f64, end: f64) -> EmRegion {
-        let ratio = term.panel_ratio();
+        let whole = WholePanels::new(&term);
+        let ratio = whole.ratio;
         let mut bounds = vec![start];
         let mut a = start;
         while a < end {
@@ -391,6 +487,7 @@ impl EmRegion {
                 total: Accumulator::new(),
                 total_err: 0.0,
             }),
+            whole,
             g_start: term.g(start),
             e_start: term.endpoint_correction(start),
             remainder: term.remainder_bound(start),
@@ -402,7 +499,12 @@ impl EmRegion {
         let mut cum = self.cum.borrow_mut();
         while cum.values.len() <= i {
             let j = cum.values.len();
-            let (v, e) = self.term.panel_integral(self.bounds[j - 1], self.bounds[j]);
+            let (a, b) = (self.bounds[j - 1], self.bounds[j]);
+            let (v, e) = if self.whole.is_whole(a, b) {
+                self.whole.integral(&self.term, a, b)
+            } else {
+                self.term.panel_integral(a, b)
+            };
             cum.total.add(v, 0.0);
             cum.total_err += e;
             let entry = (cum.total.value(), cum.total_err + cum.total.error());
