@@ -11,7 +11,8 @@ fn main() {
         Some("sqrt") => Family::SqrtScaled,
         _ => Family::Unscaled,
     };
-    let params = Params::power(fam, 100.0, 100.0, 1e-3, 0.05);
+    let ev = |k: &str, d: f64| std::env::var(k).ok().and_then(|s| s.parse().ok()).unwrap_or(d);
+    let params = Params::power(fam, ev("A", 100.0), ev("B", 100.0), ev("C", 1e-3), ev("Q", 0.05));
     if std::env::var("ROUTE").is_ok() {
         println!("{:?}", Plan::new(&params).unwrap().route_summary());
     }
@@ -22,7 +23,7 @@ fn main() {
         .unwrap_or(100_000);
     for i in 0..reps {
         let mut p = params.clone();
-        p.a -= i as f64 * 1e-12;
+        p.a *= 1.0 - i as f64 * 1e-15;
         if n == 0 {
             black_box(Plan::new(black_box(&p)).unwrap().limit().unwrap());
         } else {
