@@ -14,7 +14,9 @@
 //                       profile per load (empty caches); warm is measured twice: from this repo's
 //                       server (`no-cache`: every file revalidated, a 304 each) and from the same
 //                       files with `max-age=600`, the policy of GitHub Pages (nothing revalidated
-//                       within ten minutes)
+//                       within ten minutes); and warm from dist/site/ (the hosted site, whose
+//                       index.html loads the page's modules as four bundles, js/index-*.js),
+//                       both ways
 //   sizes               the wasm module, and the offline single file (this script runs the bundle)
 //   wasm vs JS loop     at N = 10^6: a whole 1000-point log P_N curve from a freshly prepared core
 //                       product against one value by the plain JS loop a blogger writes
@@ -183,6 +185,18 @@ try {
   const warmHost = [];
   for (let i = 0; i < LOADS; i++) warmHost.push(await firstNumber(warmContext, hostServer.url, { record: false }));
   await hostServer.close();
+  // The same warm loads of the hosted site, dist/site/, whose index.html loads the page's module
+  // graph as four bundles (js/index-*.js, scripts/bundle.mjs) instead of about 25 modules.
+  const siteServer = await startServer({ port: 0, root: join(REPO, 'dist', 'site') });
+  await firstNumber(warmContext, siteServer.url, { record: false });
+  const warmSite = [];
+  for (let i = 0; i < LOADS; i++) warmSite.push(await firstNumber(warmContext, siteServer.url, { record: false }));
+  const siteHost = await startServer({ port: 0, root: join(REPO, 'dist', 'site'), cacheControl: 'max-age=600' });
+  await firstNumber(warmContext, siteHost.url, { record: false });
+  const warmSiteHost = [];
+  for (let i = 0; i < LOADS; i++) warmSiteHost.push(await firstNumber(warmContext, siteHost.url, { record: false }));
+  await siteServer.close();
+  await siteHost.close();
   // The floors, warm, in the same profile (alternating, so both see the same machine load).
   const floor = { plain: [], wasm: [] };
   for (const kind of ['plain', 'wasm']) await firstNumber(warmContext, `${floorServer.url}${kind}.html`, { record: false });
@@ -242,6 +256,7 @@ try {
   row('first certified number, warm / cold (median)', `${ms(quantile(warm, 0.5))} / ${ms(quantile(cold, 0.5))}`, '< 300 ms / < 600 ms');
   row('  (worst warm / cold)', `${ms(Math.max(...warm))} / ${ms(Math.max(...cold))}`, '-');
   row('  (warm from a host with max-age=600, as GitHub Pages: median / worst)', `${ms(quantile(warmHost, 0.5))} / ${ms(Math.max(...warmHost))}`, '< 300 ms');
+  row('  (warm from dist/site/, the page\'s modules bundled into four files: median / worst; the same with max-age=600)', `${ms(quantile(warmSite, 0.5))} / ${ms(Math.max(...warmSite))}; ${ms(quantile(warmSiteHost, 0.5))} / ${ms(Math.max(...warmSiteHost))}`, '< 300 ms');
   const med = (k) => ms(quantile(breakdown.map((b) => b[k]), 0.5));
   row('  (every load, median: modules evaluated / core ready / first update starts / its work)', `${med('modules')} / ${med('core')} / ${med('update')} / ${med('work')}`, '-');
   row('  (floor, warm median: a page whose one module writes a number / the same loading the core wasm for one value)', `${ms(quantile(floor.plain, 0.5))} / ${ms(quantile(floor.wasm, 0.5))}`, '-');

@@ -10,7 +10,10 @@
 //                         'wasm-unsafe-eval'. It works opened from disk with networking off.
 //   dist/site/            the static site for any host: a copy of www/ (pkg/ included), with
 //                         dist/site/depthprod.html and a <meta name="depthprod-offline-copy"> that
-//                         makes the page show its "Download offline copy" link.
+//                         makes the page show its "Download offline copy" link; its index.html
+//                         loads the page's module graph bundled into js/index-boot.js,
+//                         js/index-main.js and their shared chunk (the modules stay beside them
+//                         for the lab, the embeds and <depthprod-plot>).
 //
 // Prints the single file's size raw and gzipped against the goals of issue 11 (200 KiB, 100 KiB).
 //
@@ -170,7 +173,44 @@ const marked = readFileSync(siteIndex, 'utf8').replace(
   (m) => `${m}${m.endsWith('\n') ? '' : '\n'}<meta name="depthprod-offline-copy" content="depthprod.html">\n`,
 );
 if (!marked.includes('depthprod-offline-copy')) fail('could not mark dist/site/index.html');
-writeFileSync(siteIndex, marked);
+// The page's module graph (about 25 files) as two small bundles: js/index-boot.js (the core's
+// loader, so the wasm starts compiling as soon as it arrives, as www/'s boot.js does) and
+// js/index-main.js (the rest), with what they share in one chunk (one copy of core.js's state).
+// A host answers four requests instead of 25; with 25, every file was requested within 70 ms of a
+// warm load and the last arrived at 270-300 ms (issue 11). import.meta.url is the chunk's, in js/
+// like core.js, so ../pkg/ resolves the same. The site's other pages (the lab, the embed
+// examples, <depthprod-plot>) keep their modules.
+const app = await build({
+  entryPoints: modules.map((m) => join(SITE, m[1])),
+  outdir: join(SITE, 'js'),
+  entryNames: 'index-[name]',
+  chunkNames: 'index-chunk-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'browser',
+  minify: true,
+  charset: 'utf8',
+  legalComments: 'none',
+  metafile: true,
+  write: true,
+  logLevel: 'silent',
+});
+for (const w of app.warnings) console.warn(`bundle: warning (dist/site/js/index-*.js): ${w.text}`);
+const outputs = Object.entries(app.metafile.outputs).map(([file, o]) => ({ rel: relative(SITE, resolve(REPO, file)).split('\\').join('/'), entry: o.entryPoint, bytes: o.bytes }));
+let bundled = marked;
+for (const [tag, src] of modules) {
+  const out = outputs.find((o) => o.entry && resolve(REPO, o.entry) === join(SITE, src));
+  if (!out) fail(`no bundle for ${src}`);
+  bundled = bundled.replace(tag, `<script type="module" src="${out.rel}"></script>\n`);
+}
+// The per-module preload hints would fetch the 25 files anyway: they name the bundles instead.
+bundled = bundled.replace(/<link\s+rel="modulepreload"[^>]*>\s*\n?/g, '');
+const preloads = outputs.map((o) => `<link rel="modulepreload" href="${o.rel}">\n`).join('');
+bundled = bundled.replace(/(<script type="module" src="js\/index-[^"]+"><\/script>\n)(?![\s\S]*<script type="module" src="js\/index-)/, (m) => `${m}${preloads}`);
+if (!bundled.includes('rel="modulepreload" href="js/index-') || /type="module"\s+src="js\/(?!index-)/.test(bundled)) fail('could not point dist/site/index.html at its bundles');
+writeFileSync(siteIndex, bundled);
+const appBytes = outputs.reduce((n, o) => n + o.bytes, 0);
 cpSync(SINGLE, join(SITE, 'depthprod.html'));
 
 // ───────────── sizes ─────────────
@@ -179,4 +219,4 @@ const gz = gzipSync(single, { level: 9 }).length;
 const verdict = (n, goal) => (n <= goal ? `within the ${kib(goal)} goal` : `OVER the ${kib(goal)} goal`);
 console.log(`bundle: wasm ${kib(wasmBytes.length)} → gzip + base64 ${kib(packed.length)}; script ${kib(Buffer.byteLength(js))} (wasm included); css ${kib(Buffer.byteLength(css))}`);
 console.log(`bundle: ${relative(REPO, SINGLE)}: ${kib(raw)} raw (${verdict(raw, GOAL_RAW)}), ${kib(gz)} gzipped (${verdict(gz, GOAL_GZ)})`);
-console.log(`bundle: ${relative(REPO, SITE)}/: www/ with pkg/ and depthprod.html (${dirname(relative(REPO, siteIndex))}/index.html shows the download link)`);
+console.log(`bundle: ${relative(REPO, SITE)}/: www/ with pkg/ and depthprod.html (${dirname(relative(REPO, siteIndex))}/index.html shows the download link and loads its modules as ${outputs.length} bundles, js/index-*.js, ${kib(appBytes)})`);

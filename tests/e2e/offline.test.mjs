@@ -99,8 +99,15 @@ test('single file from file:// with the network off computes the correction', as
 
 test('dist/site serves the page with a working "Download offline copy" link', async (t) => {
   const page = await siteSession.page(t);
+  const scripts = [];
+  page.on('request', (r) => {
+    if (/\.js(\?|$)/.test(r.url())) scripts.push(new URL(r.url()).pathname);
+  });
   await page.goto(siteSession.url);
   await numberIn(page, '[data-testid="log-product-scaled"]');
+  // its module graph comes as the bundles scripts/bundle.mjs made, not as ~25 modules
+  assert.ok(scripts.length >= 2 && scripts.length <= 5, `scripts loaded: ${scripts.join(', ')}`);
+  assert.ok(scripts.every((u) => /\/js\/index-[\w-]+\.js$/.test(u)), `scripts loaded: ${scripts.join(', ')}`);
   const link = page.getByTestId('offline-link');
   await link.waitFor({ state: 'visible' });
   assert.equal(await link.getAttribute('href'), 'depthprod.html');
