@@ -114,6 +114,10 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
         )
     };
 
+    // For C itself (Lemma F1) psi(t) = K t^s with K = pi/sin(pi s) = (-1)^n kappa0: homogeneous of
+    // degree s. Then psi is evaluated as K t^n t^eps (sigma E + sigma/eps cancels when t^eps << 1:
+    // eps < 0 and a large root), and its moves under Lemma F3 follow from t psi' = s psi exactly.
+    let homogeneous = !inp.merged;
     // Psi = sum psi(w_i), each with its rounding error (Lemma F2).
     let mut psi = Accumulator::new();
     let mut abs_ws = 0.0; // sum |w_i|^s (for the kappa scaling below)
@@ -124,14 +128,15 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
                     continue;
                 }
                 // a real root is the pair's formula at y = 0 (one root: half of 2 Re psi)
-                let (v, e, m) = psi_at_complex(w, 0.0, n, eps, eps_abs, sigma, kappa0)?;
+                let (v, e, m) =
+                    psi_at_complex(w, 0.0, n, eps, eps_abs, sigma, kappa0, homogeneous)?;
                 psi.add(sign * v, e);
                 abs_ws += m;
             }
         }
         Roots::Complex(x, y) => {
             // the pair contributes 2 Re psi(x + i y)
-            let (v, e, m) = psi_at_complex(*x, *y, n, eps, eps_abs, sigma, kappa0)?;
+            let (v, e, m) = psi_at_complex(*x, *y, n, eps, eps_abs, sigma, kappa0, homogeneous)?;
             psi.add(2.0 * sign * v, 2.0 * e);
             abs_ws += 2.0 * m;
         }
@@ -145,9 +150,14 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     let (d_alpha, d_beta) = residuals(&roots, alpha, beta, t.a == 0.0, a_rel, b_rel);
     if d_alpha > 0.0 || d_beta > 0.0 {
         let r = upper_root(&roots, d_alpha, d_beta);
-        let (fa, fb) = derivative_bounds(n, eps, sigma, kappa0, r);
-        // always valid: the divided differences are at most the sup of F' on the segment
-        let (ca, cb) = second_derivative_bounds(n, eps, sigma, kappa0, r);
+        let (fa, fb, ca, cb) = if homogeneous {
+            homogeneous_derivative_bounds(n, eps, eps_abs, kappa0, r)
+        } else {
+            let (fa, fb) = derivative_bounds(n, eps, sigma, kappa0, r);
+            // always valid: the divided differences are at most the sup of F' on the segment
+            let (ca, cb) = second_derivative_bounds(n, eps, sigma, kappa0, r);
+            (fa, fb, ca, cb)
+        };
         let crude = d_alpha * ca + d_beta * cb;
         let moved = match &roots {
             Roots::Real(ws) if ws.len() == 2 => {
@@ -188,7 +198,11 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     } else {
         t.kappa_rel
     };
-    if eta > 0.0 {
+    if eta > 0.0 && homogeneous {
+        // psi(lambda t) = lambda^s psi(t) exactly, and |lambda^s - 1| <= (1 + eta)^(n+1) - 1 for
+        // |lambda - 1| <= eta (s < n + 1; for lambda < 1, 1 - lambda^s <= s eta)
+        psi_e += grow(n + 1, eta) * (psi_v.abs() + psi_e) * (1.0 + 1e-6);
+    } else if eta > 0.0 {
         let g = grow(n, eta);
         // |lambda^eps - 1|/|eps| <= |log lambda| lambda^|eps| <= 1.01 * 1.01 eta for eta < 1e-10
         psi_e +=
@@ -368,6 +382,34 @@ fn derivative_bounds(n: usize, eps: f64, sigma: f64, kappa0: (f64, f64), r: f64)
     (fa * 1.01, fb * 1.01)
 }
 
+/// For psi(t) = K t^s (C itself, Lemma F1; K = (-1)^n kappa0, s = n + eps): bounds on |t psi'|,
+/// |psi'|, |(t psi')'| and |psi''| for |t| <= r, from t psi' = s psi, psi' = s K t^(s-1),
+/// (t psi')' = s^2 K t^(s-1), psi'' = s (s-1) K t^(s-2) and |t^x| = |t|^x <= r^x (x >= 1/2 > 0:
+/// n >= 3, |eps| <= 1/2). The exponents carry eps's error `eps_abs` and one rounding, each moving
+/// r^x by |log r| times it (relative, first order; 1.01 for the rest).
+fn homogeneous_derivative_bounds(
+    n: usize,
+    eps: f64,
+    eps_abs: f64,
+    kappa0: (f64, f64),
+    r: f64,
+) -> (f64, f64, f64, f64) {
+    let nf = n as f64;
+    let s = (nf + eps + eps_abs) * (1.0 + 2.0 * U);
+    let k = (kappa0.0.abs() + kappa0.1) * (1.0 + U);
+    let pw = |m: f64| {
+        let x = m + eps;
+        r.powf(x) * ((eps_abs + U * x.abs()) * r.ln().abs() * 1.01).exp() * (1.0 + 4.0 * LIBM_REL)
+    };
+    let slack = 1.01;
+    (
+        s * k * pw(nf) * slack,
+        s * k * pw(nf - 1.0) * slack,
+        s * s * k * pw(nf - 1.0) * slack,
+        s * (s - 1.0).abs() * k * pw(nf - 2.0) * slack,
+    )
+}
+
 /// Bounds on |(t psi')'| and |psi''| for |t| <= r, Re t >= 0 (Lemma F3), from
 /// (t psi')' = (-1)^n t^(n-1) [n^2 (sigma E + kappa0) + (2n + eps) sigma t^eps],
 /// psi'' = (-1)^n t^(n-2) [n (n-1) (sigma E + kappa0) + (2n - 1 + eps) sigma t^eps].
@@ -428,6 +470,12 @@ fn arg(x: f64, y: f64) -> (f64, f64) {
 /// with sin's and expm1's LIBM_REL and its argument's absolute error times the derivative bound
 /// (e^|a| for expm1(a), 1 for sin, |b| for cos b - 1); w^n by n - 1 complex products, each
 /// within sqrt(5) u of the exact one in modulus.
+///
+/// `homogeneous` (C itself, kappa0 = sigma/eps): the bracket sigma E + sigma/eps is sigma w^eps/eps,
+/// evaluated as kappa0 w^eps = kappa0 e^(eps L) (cos(eps theta) + i sin(eps theta)), which has no
+/// cancellation (the bracket's two parts cancel to w^eps, 10^-2 of each at w = 3e4, eps = -0.45).
+/// The returned |w|^s is |w|^n e^(eps L) with the exponent's error, rounded up.
+#[allow(clippy::too_many_arguments)]
 fn psi_at_complex(
     x: f64,
     y: f64,
@@ -436,6 +484,7 @@ fn psi_at_complex(
     eps_abs: f64,
     sigma: f64,
     kappa0: (f64, f64),
+    homogeneous: bool,
 ) -> Result<(f64, f64, f64), Declined> {
     let m2 = x.mul_add(x, y * y);
     let l = 0.5 * m2.ln();
@@ -454,17 +503,47 @@ fn psi_at_complex(
     // |w|^n from m2 for the bound: (x^2 + y^2)^(n/2) rounded up
     let wn_abs = (0.5 * n as f64 * m2.ln()).exp() * (1.0 + 1e-12);
     let wn_err = wn_abs * (n as f64) * 5f64.sqrt() * U * 1.01;
+    // a = eps L and b = eps theta with their errors: eps's own (relative eps_rel), L's and
+    // theta's, and one rounding each
+    let eps_rel = if eps == 0.0 { 0.0 } else { eps_abs / eps.abs() };
+    let (a, b) = (eps * l, eps * theta);
+    let a_err = a.abs() * (eps_rel + U) + eps.abs() * l_err;
+    let b_err = b.abs() * (eps_rel + U) + eps.abs() * theta_err;
+    // |w|^s = |w|^n e^(eps L) <= wn_abs e^(a + a_err), rounded up
+    let ws = wn_abs * (a + a_err * 1.01).exp() * (1.0 + 4.0 * LIBM_REL);
+    if homogeneous && eps != 0.0 {
+        if a.abs() > 30.0 {
+            return Err(Declined::OutOfRange);
+        }
+        // w^eps = e^a (cos b + i sin b): e^a within LIBM_REL and its argument's move (relative
+        // e^a_err - 1 <= 1.01 a_err), cos b and sin b within LIBM_REL each and b_err absolute
+        let ea = a.exp();
+        let (sb, cb) = (b.sin(), b.cos());
+        let ea_rel = LIBM_REL + 1.01 * a_err;
+        let trig_err = LIBM_REL * (sb.abs() + cb.abs()) + 2.0 * b_err;
+        let (k, k_err) = kappa0;
+        let (in_re, in_im) = (k * ea * cb, k * ea * sb);
+        let in_abs = in_re.abs() + in_im.abs();
+        // |inner - exact| (sum of the parts' absolute errors): kappa0's, e^a's, the trig pair's,
+        // and two roundings per part
+        let in_err = (k_err * ea * (cb.abs() + sb.abs())
+            + k.abs() * ea * (ea_rel * (cb.abs() + sb.abs()) + trig_err)
+            + 2.0 * U * in_abs)
+            * (1.0 + 1e-6);
+        let v = re * in_re - im * in_im;
+        let err = (wn_abs * in_err
+            + wn_err * in_abs
+            + 2.0 * U * (re.abs() * in_re.abs() + im.abs() * in_im.abs()))
+            * (1.0 + 1e-6);
+        return Ok((v, err, ws));
+    }
     // E = (w^eps - 1)/eps, or log w at eps = 0
     let (e_re, e_im, e_err) = if eps == 0.0 {
         (l, theta, l_err + theta_err)
     } else {
-        let (a, b) = (eps * l, eps * theta);
         if a.abs() > 30.0 {
             return Err(Declined::OutOfRange);
         }
-        let eps_rel = eps_abs / eps.abs();
-        let a_err = a.abs() * (eps_rel + U) + eps.abs() * l_err;
-        let b_err = b.abs() * (eps_rel + U) + eps.abs() * theta_err;
         let em = a.exp_m1();
         let sb = b.sin();
         let sh = (0.5 * b).sin();
@@ -500,8 +579,6 @@ fn psi_at_complex(
         + wn_err * in_abs
         + 2.0 * U * (re.abs() * in_re.abs() + im.abs() * in_im.abs()))
         * (1.0 + 1e-6);
-    // |w|^s <= |w|^n e^{|eps L|}
-    let ws = wn_abs * (eps * l).abs().exp() * (1.0 + 4.0 * U);
     Ok((v, err, ws))
 }
 
