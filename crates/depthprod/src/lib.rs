@@ -19,6 +19,7 @@
 mod bernoulli;
 mod closed_forms;
 mod coefficients;
+mod double_double;
 mod enclosure;
 mod error;
 mod euler_maclaurin;

@@ -206,6 +206,11 @@ pub(crate) struct ExactInputs {
     /// Whether that exact q is the double `Variance::Power::q` itself (a double given, or typed
     /// text whose decimal is a double).
     pub(crate) q_is_double: bool,
+    /// A_exact - A, B_exact - B and c_exact - c, correctly rounded (0 when exact): each input in
+    /// double-double, for the finite part's terms (docs/MATH.md §4.8, Lemma F4).
+    pub(crate) lo_a: f64,
+    pub(crate) lo_b: f64,
+    pub(crate) lo_c: f64,
 }
 
 impl ExactInputs {
@@ -221,7 +226,19 @@ impl ExactInputs {
                 _ => None,
             },
             q_is_double: true,
+            lo_a: 0.0,
+            lo_b: 0.0,
+            lo_c: 0.0,
         }
+    }
+}
+
+/// The exact value minus the double, correctly rounded (0 when the double is exact).
+fn residual(r: &crate::exact::Resolved) -> f64 {
+    if r.rounding == 0.0 {
+        0.0
+    } else {
+        r.exact.sub(&Exact::from_f64(r.value)).to_f64()
     }
 }
 
@@ -258,12 +275,16 @@ impl ParamsInput {
             rel_lambda: 0.0,
             q: None,
             q_is_double: false,
+            lo_a: residual(&a),
+            lo_b: residual(&b),
+            lo_c: 0.0,
         };
         let variance = match &self.variance {
             VarianceInput::Power { c, q, eps } => {
                 let c = c.resolve("c")?;
                 check_exact("c", &c, C_RANGE)?;
                 inputs.rel_c = relative(&c);
+                inputs.lo_c = residual(&c);
                 let q_resolved = match (q, eps) {
                     // resolve gives q's double and its distance already (0 for a double, without
                     // converting its ~60-digit decimal back)

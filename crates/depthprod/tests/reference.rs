@@ -17,12 +17,6 @@ fn input(v: &Value) -> Number {
     }
 }
 
-/// Cases whose enclosure is honestly wider than the 1e-12 goal, each with the width it must still
-/// meet and why: C at the exact resonance q = 2/5 (unscaled, p = 1/5) is what remains of partial
-/// sums of size ~1e4 below the series start M; their rounding alone is ~1e-12 (the extended
-/// precision of issue 8 would remove it).
-const HONESTLY_WIDER: &[(&str, f64)] = &[("resonant-unscaled-q0.4-C", 5e-12)];
-
 #[test]
 fn reference_values_lie_in_the_enclosures() {
     let data: Value = reference_json("reference.json");
@@ -113,15 +107,9 @@ fn reference_values_lie_in_the_enclosures() {
             contains_exactly(&e, reference),
             "{id}: {e:?} does not contain {reference}"
         );
-        let goal = HONESTLY_WIDER
-            .iter()
-            .find(|(wide, _)| *wide == id)
-            .map_or(1e-12, |&(_, width)| width);
-        if goal == 1e-12 {
-            worst = worst.max(e.relative_width());
-        }
-        if e.relative_width() > goal {
-            too_wide.push(format!("{id}: {e:?} (goal {goal:e})"));
+        worst = worst.max(e.relative_width());
+        if e.relative_width() > 1e-12 {
+            too_wide.push(format!("{id}: {e:?}"));
         }
     }
     assert!(

@@ -18,6 +18,7 @@
 //! With A = 0, f(u) = log(1 + beta u^2) is the same problem in u^2 (p' = 2p, one root w = beta).
 
 use super::power::grow;
+use crate::double_double::{exp_m1_over, ln, sin_cos, Complex, Dd, HALF_PI};
 use crate::euler_maclaurin::PowerTerm;
 use crate::sum::{Accumulator, LIBM_REL, U};
 use std::f64::consts::PI;
@@ -38,6 +39,34 @@ pub(super) struct Inputs<'a> {
     pub delta: f64,
     /// C' = C + c_n/d_n (a log-like term, or d_n = 0) when true, else C (Lemma F1 at general s).
     pub merged: bool,
+    /// The exact p minus `term.p`, correctly rounded (0 when p is a double).
+    pub p_lo: f64,
+    /// A, B and kappa in double-double from the exact inputs, when known.
+    pub typed: Option<InputsDd>,
+}
+
+/// The typed A, B (their doubles plus the correctly rounded residuals, each within u of itself)
+/// and kappa = c^(-1/2) from the exact c, in double-double.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct InputsDd {
+    pub a: Dd,
+    pub b: Dd,
+    pub kappa: Dd,
+}
+
+impl InputsDd {
+    pub(super) fn new(inputs: &crate::params::ExactInputs, a: f64, b: f64, kappa: Dd) -> InputsDd {
+        let dd = |hi: f64, lo: f64| Dd {
+            hi,
+            lo,
+            err: U * lo.abs(),
+        };
+        InputsDd {
+            a: dd(a, inputs.lo_a),
+            b: dd(b, inputs.lo_b),
+            kappa,
+        }
+    }
 }
 
 /// The roots w_i of w^2 - alpha w + beta (1 + alpha u + beta u^2 = prod (1 + w_i u)): real (one or
@@ -83,7 +112,9 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     // relative errors of the computed alpha = fl(a kappa) and beta = fl(fl(b kappa) kappa) from
     // A kappa, B kappa^2 at the computed kappa and the typed A, B
     let (a_rel, b_rel) = (U + inp.delta, 2.0 * U + inp.delta);
-    if (n_r as f64) < 3.0 {
+    // Lemmas F1, F2 and F4 hold for every n >= 1; Lemma F3's suprema need n >= 3 (t^(n-2) on a
+    // disk around 0), so below that only the terms from the inputs (Lemma F4) are taken
+    if n_r == 0 {
         return Err(Declined::OutOfRange);
     }
     // eps = s - n = d / p (s = 1/p exact): d correctly rounded (u), p within p_err of the exact
@@ -121,7 +152,15 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     // Psi = sum psi(w_i), each with its rounding error (Lemma F2).
     let mut psi = Accumulator::new();
     let mut abs_ws = 0.0; // sum |w_i|^s (for the kappa scaling below)
+                          // Psi computed from the typed inputs themselves (Lemma F4), which bounds their effect already
+    let mut from_inputs = false;
     match &roots {
+        Roots::Real(_) if real_roots(inp, n, eps, eps_abs, kappa0).is_some() => {
+            let (v, e, m) = real_roots(inp, n, eps, eps_abs, kappa0).expect("checked");
+            psi.add(sign * v, e);
+            abs_ws += m;
+            from_inputs = true;
+        }
         Roots::Real(ws) => {
             for &w in ws {
                 if w == 0.0 {
@@ -135,11 +174,23 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
             }
         }
         Roots::Complex(x, y) => {
-            // the pair contributes 2 Re psi(x + i y)
-            let (v, e, m) = psi_at_complex(*x, *y, n, eps, eps_abs, sigma, kappa0, homogeneous)?;
-            psi.add(2.0 * sign * v, 2.0 * e);
-            abs_ws += 2.0 * m;
+            let polar = polar_pair(inp, n, eps, eps_abs, kappa0);
+            if let Some((v, e, m)) = polar {
+                // from A, B, kappa and p: no roots, no residuals, kappa's error inside (Lemma F4)
+                psi.add(sign * v, e);
+                abs_ws += m;
+                from_inputs = true;
+            } else {
+                // the pair contributes 2 Re psi(x + i y)
+                let (v, e, m) =
+                    psi_at_complex(*x, *y, n, eps, eps_abs, sigma, kappa0, homogeneous)?;
+                psi.add(2.0 * sign * v, 2.0 * e);
+                abs_ws += 2.0 * m;
+            }
         }
+    }
+    if n_r < 3 && !from_inputs {
+        return Err(Declined::OutOfRange);
     }
     let (psi_v, mut psi_e) = (psi.value(), psi.error());
 
@@ -148,7 +199,7 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     // from (alpha, beta) by residuals, and alpha, beta from the exact A kappa, B kappa^2 (kappa the
     // computed one) by a_rel, b_rel.
     let (d_alpha, d_beta) = residuals(&roots, alpha, beta, t.a == 0.0, a_rel, b_rel);
-    if d_alpha > 0.0 || d_beta > 0.0 {
+    if !from_inputs && (d_alpha > 0.0 || d_beta > 0.0) {
         let r = upper_root(&roots, d_alpha, d_beta);
         let (fa, fb, ca, cb) = if homogeneous {
             homogeneous_derivative_bounds(n, eps, eps_abs, kappa0, r)
@@ -198,7 +249,9 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     } else {
         t.kappa_rel
     };
-    if eta > 0.0 && homogeneous {
+    if from_inputs {
+        // Lemma F4 bounded kappa's error itself
+    } else if eta > 0.0 && homogeneous {
         // psi(lambda t) = lambda^s psi(t) exactly, and |lambda^s - 1| <= (1 + eta)^(n+1) - 1 for
         // |lambda - 1| <= eta (s < n + 1; for lambda < 1, 1 - lambda^s <= s eta)
         psi_e += grow(n + 1, eta) * (psi_v.abs() + psi_e) * (1.0 + 1e-6);
@@ -429,6 +482,343 @@ fn second_derivative_bounds(
     let cb = nf * (nf - 1.0) * (sigma * pl(nf - 2.0) + k0 * pw(nf - 2.0))
         + (2.0 * nf - 1.0 + ae) * sigma * pw(nf - 2.0);
     (ca * 1.01, cb * 1.01)
+}
+
+/// Psi/(-1)^n for real roots from the typed inputs themselves, in double-double (Lemma F4): the
+/// roots w1 = (kappa/2)(A + Y), w2 = 2 B kappa/(A + Y), Y = sqrt(A^2 - 4B) (or the one root A kappa
+/// when B = 0, or B kappa^2 in u^2 with s/2 when A = 0), log w and w^n in double-double. For C
+/// (Lemma F1) each K w^s = K w^n e^(eps log w) has the same sign, so their relative errors hold
+/// for the sum; for C' (Lemma F2) each w^n Q(w) is a double-double product ([`MergedParts::q`]) and the
+/// sum is double-double too (the two can cancel).
+/// A, B and kappa are the exact inputs in double-double (`typed`), so their own errors are in the
+/// roots. `None` without them, or when a guard fails (the roots' bounds of Lemma F3 then apply).
+fn real_roots(
+    inp: &Inputs,
+    n: usize,
+    eps: f64,
+    eps_abs: f64,
+    kappa0: (f64, f64),
+) -> Option<(f64, f64, f64)> {
+    let (a, b) = (inp.term.a, inp.term.b);
+    let InputsDd {
+        a: a_dd,
+        b: b_dd,
+        kappa,
+    } = inp.typed?;
+    let half = |d: Dd| Dd {
+        hi: 0.5 * d.hi,
+        lo: 0.5 * d.lo,
+        err: 0.5 * d.err,
+    };
+    let s = exact_s(inp)?;
+    let (roots, s) = if a == 0.0 {
+        (vec![b_dd.mul(kappa).mul(kappa)], half(s))
+    } else if b == 0.0 {
+        (vec![a_dd.mul(kappa)], s)
+    } else {
+        let y = a_dd.mul(a_dd).sub(b_dd.mul(Dd::exact(4.0))).sqrt()?;
+        let sum = a_dd.add(y);
+        let w2 = b_dd.mul(Dd::exact(2.0)).div(sum)?.mul(kappa);
+        (vec![half(sum.mul(kappa)), w2], s)
+    };
+    let mut scale = 0.0;
+    if !inp.merged {
+        let (mut mags, mut mag_err) = (0.0, 0.0);
+        for &w in &roots {
+            let wn = power(w, n)?;
+            // log w in double: LIBM_REL, and w's own relative error (first order; 1.01)
+            let l = w.value().ln();
+            let l_err = LIBM_REL * l.abs() + (w.err / w.abs_lower() + U) * 1.01;
+            let a_exp = eps * l;
+            if a_exp.abs() > 30.0 {
+                return None;
+            }
+            let a_err = U * a_exp.abs() + eps.abs() * l_err + eps_abs * (l.abs() + l_err);
+            let rel = (wn.err / wn.abs_lower() + U) + LIBM_REL + 1.01 * a_err + 2.0 * U;
+            let mag = wn.value() * a_exp.exp();
+            mags += mag;
+            mag_err += mag * rel;
+        }
+        let (k0, k0_err) = kappa0;
+        let v = k0 * mags;
+        let err =
+            (k0.abs() * mag_err + k0_err * (mags + mag_err) + 2.0 * U * v.abs()) * (1.0 + 1e-6);
+        scale = (mags + mag_err) * (1.0 + 2.0 * U);
+        return err.is_finite().then_some((v, err, scale));
+    }
+    let parts = MergedParts::new(n, s, inp)?;
+    let mut acc = Dd::exact(0.0);
+    let mut moved = 0.0;
+    for &w in &roots {
+        let wn = power(w, n)?;
+        let lw = ln(w)?;
+        let z = Complex {
+            re: lw,
+            im: Dd::exact(0.0),
+        };
+        let MergedQ { q, d_q, eps } = parts.q(z)?;
+        let wn_hi = wn.abs() + wn.err;
+        acc = acc.add(wn.mul(q.re));
+        moved += wn_hi * d_q;
+        scale +=
+            wn_hi * (eps * (lw.abs() + lw.err) * (1.0 + 4.0 * U)).exp() * (1.0 + 4.0 * LIBM_REL);
+    }
+    let v = acc.value();
+    let err = (acc.err + moved + U * v.abs()) * (1.0 + 1e-6);
+    err.is_finite().then_some((v, err, scale))
+}
+
+/// s = 1/p_exact in double-double: p = hi + lo with lo the correctly rounded residual (within
+/// u |lo|).
+fn exact_s(inp: &Inputs) -> Option<Dd> {
+    let p = Dd {
+        hi: inp.term.p,
+        lo: inp.p_lo,
+        err: U * inp.p_lo.abs(),
+    };
+    Dd::exact(1.0).div(p)
+}
+
+/// m^n in double-double; `None` unless finite and clearly positive.
+fn power(m: Dd, n: usize) -> Option<Dd> {
+    let wn = m.powi(n);
+    (wn.hi.is_finite() && wn.err.is_finite() && wn.abs_lower() > 0.0).then_some(wn)
+}
+
+/// Lemma F2's bracket Q = sigma E + kappa0 at z = log w, in double-double (see [`polar_pair`]).
+struct MergedQ {
+    q: Complex,
+    /// Bound on Q's move from eps's distance to the eps used.
+    d_q: f64,
+    /// Upper bound of |eps|.
+    eps: f64,
+}
+
+/// What Lemma F2's bracket needs besides z, computed once per constant: eps = s - n at the double
+/// nearest it (0 at exact resonance, d = 0), its distance from the exact eps, and sigma and kappa0
+/// there ([`sigma_parts`]) in double-double.
+struct MergedParts {
+    eps_used: f64,
+    d_eps: f64,
+    sigma: Dd,
+    kappa0: Dd,
+}
+
+impl MergedParts {
+    fn new(n: usize, s: Dd, inp: &Inputs) -> Option<MergedParts> {
+        let (eps_used, d_eps) = if inp.d == 0.0 {
+            (0.0, 0.0)
+        } else {
+            let e = s.sub(Dd::exact(n as f64));
+            (e.hi, e.lo.abs() + e.err)
+        };
+        if eps_used.abs() > 0.05 {
+            return None;
+        }
+        let (_, (v, v_err)) = sigma_parts(eps_used, 0.0);
+        let sigma = Dd::exact(1.0).add(Dd {
+            err: eps_used.abs() * v_err,
+            ..Dd::product(eps_used, v)
+        });
+        let kappa0 = Dd {
+            hi: v,
+            lo: 0.0,
+            err: v_err,
+        }
+        .sub(Dd::exact(1.0).div_f64(n as f64));
+        Some(MergedParts {
+            eps_used,
+            d_eps,
+            sigma,
+            kappa0,
+        })
+    }
+
+    /// Q = sigma E + kappa0 with E = z (e^(eps z) - 1)/(eps z) at eps_used, and the distance of
+    /// the exact eps from it times |dQ/d eps| <= |z|^2 e^(|eps z|) + |E| + 4 (for |eps| <= 0.05:
+    /// |dE/d eps| <= |z|^2 e^(|eps z|)/2, sigma <= 1.01, sigma' <= 1/2,
+    /// d((sigma - 1)/eps)/d eps <= 2).
+    fn q(&self, z: Complex) -> Option<MergedQ> {
+        let eps_used = self.eps_used;
+        let e = if eps_used == 0.0 {
+            z
+        } else {
+            let eps_z = z.scale(Dd::exact(eps_used));
+            if eps_z.abs_bound() > 4.0 {
+                return None;
+            }
+            z.mul(exp_m1_over(eps_z))
+        };
+        let q = Complex {
+            re: e.re.mul(self.sigma).add(self.kappa0),
+            im: e.im.mul(self.sigma),
+        };
+        let z_hi = z.abs_bound();
+        let d_q = self.d_eps
+            * (z_hi * z_hi * (eps_used.abs() * z_hi + 1e-10).exp() * 1.01 + e.abs_bound() + 4.0);
+        Some(MergedQ {
+            q,
+            d_q,
+            eps: eps_used.abs() + self.d_eps,
+        })
+    }
+}
+
+/// Psi/(-1)^n for the complex pair from the typed inputs themselves, in polar form and
+/// double-double (docs/MATH.md §4.8, Lemma F4): with Y = sqrt(4B - A^2) > 0,
+///
+/// ```text
+/// w = (kappa/2)(A + i Y),  |w| = kappa sqrt(B),  theta = arg w = atan(Y/A),
+/// C itself (Lemma F1):  Psi = 2 K |w|^s cos(s theta),                K = (-1)^n kappa0 = pi/sin(pi s)
+/// C' (Lemma F2):        Psi = 2 (-1)^n |w|^n [cos(n theta) Re Q - sin(n theta) Im Q],
+///                       Q = sigma E + kappa0,  E = (w^eps - 1)/eps = z (e^(eps z) - 1)/(eps z),  z = log|w| + i theta
+/// ```
+///
+/// Near a sign change of C the cosine (or the bracket) is far smaller than its parts, and its
+/// relative error is that of the phase times tan(phase): the phase goes up to 60, so it is computed
+/// to about 1e-29 absolute. theta corrects a double guess theta0: A sin theta0 - Y cos theta0 =
+/// 2 sqrt(B) sin(theta0 - theta) exactly, so theta = theta0 - asin(D/(2 sqrt B)) with D in
+/// double-double and |asin x - x| <= |x|^3 for |x| <= 1/2. s = 1/p from p in double-double
+/// (`p_lo`, the exact p's residual, within u of itself); the phase is reduced by k pi/2 in
+/// double-double, and cos(k pi/2 + r) is +-cos r or +-sin r. For C, cos r and sin r are doubles
+/// within LIBM_REL and the move of r, and |w|^s = |w|^n e^(eps log|w|) (errors relative to Psi);
+/// for C', log|w|, sin and cos of the reduced n theta, (e^x - 1)/x and the bracket are all
+/// double-double, and eps = s - n enters Q only through smooth functions: Q at the double nearest
+/// eps, plus |eps - that| times |dQ/d eps| <= |z|^2 e^(|eps z|) + |E| + 4 (|dE/d eps| <=
+/// |z|^2 e^(|eps z|)/2, sigma' <= 1/2, d((sigma - 1)/eps)/d eps <= 2 for |eps| <= 0.05).
+///
+/// A, B and kappa are the exact inputs in double-double (`typed`), so their own errors are in Y,
+/// theta and |w|. `None` (the caller evaluates the roots instead) without them, when the pair is
+/// not clearly complex, or when a guard fails.
+fn polar_pair(
+    inp: &Inputs,
+    n: usize,
+    eps: f64,
+    eps_abs: f64,
+    kappa0: (f64, f64),
+) -> Option<(f64, f64, f64)> {
+    let (a, b) = (inp.term.a, inp.term.b);
+    let InputsDd {
+        a: a_dd,
+        b: b_dd,
+        kappa,
+    } = inp.typed?;
+    if !(a > 0.0 && b > 0.0) {
+        return None;
+    }
+    // Y^2 = 4B - A^2 and Y in double-double
+    let y = b_dd.mul(Dd::exact(4.0)).sub(a_dd.mul(a_dd)).sqrt()?;
+    // theta: a double guess (the arctangent-free `arg`, within 30u) corrected once
+    let theta0 = arg(a, y.value()).0;
+    if !(theta0 > 0.0 && theta0 < 1.6) {
+        return None;
+    }
+    let (sin0, cos0) = sin_cos(Dd::exact(theta0));
+    let big_d = sin0.mul(a_dd).sub(cos0.mul(y));
+    let r_lo = 2.0 * b.sqrt() * (1.0 - 2.0 * U);
+    let x = big_d.value() / (2.0 * b.sqrt());
+    if x.abs() > 1e-6 {
+        return None;
+    }
+    // |x_exact - x| <= D's error and value rounding over R, plus sqrt, division and B's residual
+    // (4u of x);
+    // theta = theta0 - asin(x_exact): the pair theta0 - x (exact), x's error, |asin x - x| <= |x|^3
+    let x_err = (big_d.err + U * big_d.value().abs()) / r_lo + 4.0 * U * x.abs();
+    let x_hi = x.abs() + x_err;
+    let theta = Dd::exact(theta0).sub(Dd::exact(x));
+    let theta = Dd {
+        err: theta.err + x_err + x_hi * x_hi * x_hi,
+        ..theta
+    };
+    let s = exact_s(inp)?;
+    // |w| = kappa sqrt(B) and |w|^n, in double-double
+    let m = b_dd.sqrt()?.mul(kappa);
+    let wn = power(m, n)?;
+    let wn_lo = wn.abs_lower();
+    let wn_hi = wn.abs() + wn.err;
+    // the phase reduced by k pi/2: (k mod 4, r)
+    let reduce = |phase: Dd| {
+        let k = (phase.hi / HALF_PI.hi).round();
+        let r = phase.sub(Dd::exact(k).mul(HALF_PI));
+        ((k as i64).rem_euclid(4), r)
+    };
+    if !inp.merged {
+        let (quarter, r) = reduce(s.mul(theta));
+        // the exact r is within dr of the double r.hi
+        let dr = r.lo.abs() + r.err;
+        if r.hi.abs() > 0.8 || !dr.is_finite() {
+            return None;
+        }
+        let sin_r = || {
+            let v = r.hi.sin();
+            (v, LIBM_REL * v.abs() + dr)
+        };
+        let cos_r = || {
+            // cos r = 1 - 2 sin^2(r/2): sin within LIBM_REL and dr/2; the square, the doubling and
+            // the difference within 3u of their results
+            let h = (0.5 * r.hi).sin();
+            let h_err = LIBM_REL * h.abs() + 0.5 * dr;
+            let v = 1.0 - 2.0 * h * h;
+            (
+                v,
+                4.0 * h.abs() * h_err + 2.0 * h_err * h_err + 3.0 * U * (2.0 * h * h + v.abs()),
+            )
+        };
+        let (cos_phase, cos_err) = match quarter {
+            0 => cos_r(),
+            1 => {
+                let (v, e) = sin_r();
+                (-v, e)
+            }
+            2 => {
+                let (v, e) = cos_r();
+                (-v, e)
+            }
+            _ => sin_r(),
+        };
+        let wn_rel = (wn.err + U * wn.value().abs()) / wn_lo;
+        // |w|^eps = e^(eps L), L = log|w| (LIBM_REL, and m's own relative error), eps within eps_abs
+        let l = m.value().ln();
+        let l_err = LIBM_REL * l.abs() + (m.err / m.abs_lower() + U) * 1.01;
+        let a_exp = eps * l;
+        if a_exp.abs() > 30.0 {
+            return None;
+        }
+        let a_err = U * a_exp.abs() + eps.abs() * l_err + eps_abs * (l.abs() + l_err);
+        let mag_rel = wn_rel + LIBM_REL + 1.01 * a_err + 2.0 * U;
+        let mag = wn.value() * a_exp.exp();
+        let (k0, k0_err) = kappa0;
+        let v = 2.0 * k0 * mag * cos_phase;
+        let k_hi = k0.abs() + k0_err;
+        let mag_hi = mag * (1.0 + mag_rel);
+        let err = v.abs() * (k0_err / k0.abs() + mag_rel + 3.0 * U) + 2.0 * k_hi * mag_hi * cos_err;
+        let err = err * (1.0 + 1e-6);
+        return err
+            .is_finite()
+            .then_some((v, err, 2.0 * mag_hi * (1.0 + 2.0 * U)));
+    }
+    let l = ln(m)?;
+    let MergedQ { q, d_q, eps } = MergedParts::new(n, s, inp)?.q(Complex { re: l, im: theta })?;
+    let (quarter, r) = reduce(Dd::exact(n as f64).mul(theta));
+    if r.abs() > 0.8 {
+        return None;
+    }
+    let (sr, cr) = sin_cos(r);
+    let (cos_n, sin_n) = match quarter {
+        0 => (cr, sr),
+        1 => (sr.neg(), cr),
+        2 => (cr.neg(), sr.neg()),
+        _ => (sr, cr.neg()),
+    };
+    let bracket = cos_n.mul(q.re).sub(sin_n.mul(q.im));
+    let br_hi = bracket.abs() + bracket.err + 2.0 * d_q;
+    let value = 2.0 * wn.value() * bracket.value();
+    // |w|^eps <= e^(|eps| |L|) (eps within d_eps of eps_used)
+    let w_eps_hi = (eps * (l.abs() + l.err) * (1.0 + 4.0 * U)).exp() * (1.0 + 4.0 * LIBM_REL);
+    let err = 2.0 * (wn_hi * (bracket.err + 2.0 * d_q) + br_hi * wn.err) + 3.0 * U * value.abs();
+    let err = err * (1.0 + 1e-6);
+    err.is_finite()
+        .then_some((value, err, 2.0 * wn_hi * w_eps_hi))
 }
 
 /// arg(x + i y) for x > 0, y >= 0 without atan: theta = 2 atan(z), z = y/(|w| + x) < 1, then two

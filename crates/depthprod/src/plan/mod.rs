@@ -43,6 +43,7 @@ mod power;
 pub use grid::depth_grid;
 pub use kinds::{CurveKind, Evaluation, RouteOptions};
 
+use crate::double_double::Dd;
 use crate::euler_maclaurin::PowerTerm;
 use crate::exact::{Dyadic, Exact};
 use crate::params::ExactInputs;
@@ -99,6 +100,13 @@ impl Plan {
         Plan::build(&params, inputs, RouteOptions::default())
     }
 
+    /// [`Plan::from_input`] on a chosen route, for tests.
+    #[doc(hidden)]
+    pub fn from_input_with_route(input: &ParamsInput, route: RouteOptions) -> Result<Plan, Error> {
+        let (params, inputs) = input.resolve()?;
+        Plan::build(&params, inputs, route)
+    }
+
     #[doc(hidden)]
     pub fn with_route(params: &Params, route: RouteOptions) -> Result<Plan, Error> {
         params.validate()?;
@@ -117,7 +125,13 @@ impl Plan {
                     p: 1.0,
                     p_err: 0.0,
                 };
-                let mut plan = PowerPlan::new(term, &Exact::int(1), None, route);
+                let mut plan = PowerPlan::new(
+                    term,
+                    &Exact::int(1),
+                    None,
+                    Some(finite_part::InputsDd::new(&inputs, a, b, Dd::exact(1.0))),
+                    route,
+                );
                 plan.account_for_inputs(inputs.rel_a.max(inputs.rel_b));
                 Engine::Power(Box::new(plan))
             }
@@ -155,7 +169,16 @@ impl Plan {
                     p,
                     p_err,
                 };
-                let mut plan = PowerPlan::new(term, &p_exact, p_dyadic, route);
+                // kappa = c^(-1/2) in double-double from the exact c (its double and residual)
+                let typed = Dd {
+                    hi: *c,
+                    lo: inputs.lo_c,
+                    err: U * inputs.lo_c.abs(),
+                }
+                .sqrt()
+                .and_then(|r| Dd::exact(1.0).div(r))
+                .map(|kappa| finite_part::InputsDd::new(&inputs, a, b, kappa));
+                let mut plan = PowerPlan::new(term, &p_exact, p_dyadic, typed, route);
                 plan.account_for_inputs(inputs.rel_a.max(inputs.rel_b));
                 Engine::Power(Box::new(plan))
             }

@@ -1,7 +1,7 @@
 //! The power-law engine: a_l = kappa l^-p (every family under sigma_l^2 = c l^q, and harmonic).
 //! See the module docs of [`super`] for the route.
 
-use super::finite_part::{self, Declined};
+use super::finite_part::{self, Declined, InputsDd};
 use super::{down, enclosure, up, RouteOptions, BEYOND_DEPTHS, K_MAX, TOL};
 use crate::coefficients::{root_radius, LogSeries};
 use crate::euler_maclaurin::{em_start, EmRegion, PowerTerm};
@@ -64,6 +64,11 @@ pub(super) struct PowerPlan {
     pub(super) far: Option<Result<FarConstant, Declined>>,
     /// [`RouteOptions::finite_part`].
     pub(super) force_finite_part: bool,
+    /// The exact p minus `term.p`, correctly rounded (0 when p is a double): p in double-double
+    /// for the finite part's phase s arg w.
+    pub(super) p_lo: f64,
+    /// A, B and kappa in double-double (see [`PowerPlan::new`]).
+    pub(super) typed: Option<InputsDd>,
 }
 
 /// The finite-part route's constants: `merged` is C + c_n/d_n (C itself when d_n = 0), `classic`
@@ -81,11 +86,13 @@ impl PowerPlan {
     /// `p_exact` is the exact p that `term.p` rounds: it decides, for every k, whether
     /// k p < 1, = 1 or > 1, and gives 1 - k p correctly rounded.
     /// `p_dyadic`, when given, is the same exact p in binary (q a double), which decides those
-    /// faster ([`Dyadic::one_minus_multiple`]).
+    /// faster ([`Dyadic::one_minus_multiple`]). `typed` is A, B and kappa in double-double from
+    /// the exact inputs (for the finite part's terms, Lemma F4; `None`: not available).
     pub(super) fn new(
         term: PowerTerm,
         p_exact: &Exact,
         p_dyadic: Option<Dyadic>,
+        typed: Option<InputsDd>,
         route: RouteOptions,
     ) -> PowerPlan {
         let p = term.p;
@@ -278,6 +285,13 @@ impl PowerPlan {
             zero,
             far: None,
             force_finite_part: route.finite_part,
+            p_lo: if term.p_err == 0.0 {
+                0.0
+            } else {
+                p_exact.sub(&Exact::from_f64(term.p)).to_f64()
+            },
+            // without them the finite part takes its roots in doubles (Lemma F3)
+            typed: typed.filter(|_| !route.finite_part_doubles),
         };
         plan.below_m = plan.compute_below_m();
         plan.far = plan.far_constant();
@@ -403,6 +417,8 @@ impl PowerPlan {
             d,
             delta: self.delta,
             merged,
+            p_lo: self.p_lo,
+            typed: self.typed,
         };
         Some(finite_part::merged_constant(&inputs).map(|(v, e, scale)| {
             let value = (v, e);
@@ -518,6 +534,8 @@ impl PowerPlan {
             self.infinity.1 += self.input_error(delta);
         }
         self.divergence = self.compute_divergence();
+        // the typed inputs may have taken the series route's constant past the goal
+        self.prefer_finite_part();
     }
 
     /// The growth class with its certified numbers (see [`crate::Growth`]).
