@@ -27,7 +27,7 @@ fn two_sum(a: f64, b: f64) -> (f64, f64) {
 /// 1971), exact while |a|, |b| < 2^995 and a b does not underflow; beyond, the results are not
 /// finite or the callers' guards decline. Not the fused multiply-add: wasm32 has none in hardware,
 /// and its software one made each product cost about 20 times more.
-fn two_prod(a: f64, b: f64) -> (f64, f64) {
+pub(crate) fn two_prod(a: f64, b: f64) -> (f64, f64) {
     let p = a * b;
     let split = |x: f64| {
         let c = 134_217_729.0 * x; // 2^27 + 1
@@ -129,8 +129,6 @@ impl Dd {
     /// The quotient q = self/o by two correction steps; |x/y - q| = |x - q y|/|y| is bounded from
     /// the residual x - q y computed with its own error bound and a lower bound of |y|. `None`
     /// when the enclosure of the divisor reaches 0.
-    // one copy in the wasm module: these are called a few hundred times per plan, never per point
-    #[inline(never)]
     pub(crate) fn div(self, o: Dd) -> Option<Dd> {
         let y_lo = o.abs_lower();
         if y_lo <= 0.0 {
@@ -191,8 +189,6 @@ impl Dd {
     /// The square root of a positive enclosure by one Newton step from the double root;
     /// |sqrt(x) - y| = |x - y^2| / (sqrt(x) + y) <= |x - y^2| / y, the residual computed with its
     /// own error bound. `None` unless the enclosure is positive.
-    // one copy in the wasm module: these are called a few hundred times per plan, never per point
-    #[inline(never)]
     pub(crate) fn sqrt(self) -> Option<Dd> {
         if self.abs_lower() <= 0.0 || self.hi <= 0.0 {
             return None;
@@ -253,7 +249,7 @@ pub(crate) fn ln(x: Dd) -> Option<Dd> {
         return None;
     }
     // k = floor(log2 hi) from the exponent bits (hi normal, positive): f = hi 2^-k is in [1, 2),
-    // moved into [1/sqrt 2, sqrt 2) below
+    // and in [1/sqrt 2, sqrt 2) after one more halving where needed
     let mut k = ((x.hi.to_bits() >> 52) & 0x7ff) as i32 - 1023;
     let pow = |e: i32| f64::from_bits(((e + 1023) as u64) << 52);
     if !(-1000..=1000).contains(&k) {
@@ -262,8 +258,6 @@ pub(crate) fn ln(x: Dd) -> Option<Dd> {
     let f = x.hi * pow(-k);
     if f >= std::f64::consts::SQRT_2 {
         k += 1;
-    } else if f < std::f64::consts::FRAC_1_SQRT_2 {
-        k -= 1;
     }
     let scale = pow(-k);
     let f = Dd {
@@ -314,8 +308,6 @@ impl Complex {
     }
 
     /// (a + ib)(c + id) = (ac - bd) + i(ad + bc), each part by the double-double operations.
-    // one copy in the wasm module: these are called a few hundred times per plan, never per point
-    #[inline(never)]
     pub(crate) fn mul(self, o: Complex) -> Complex {
         Complex {
             re: self.re.mul(o.re).sub(self.im.mul(o.im)),

@@ -531,7 +531,7 @@ impl FromStr for Depth {
         }
         let (mantissa, exponent) = if let Some((m, e)) = lower.split_once('e') {
             (m, e)
-        } else if let Some((m, e)) = lower.split_once("^") {
+        } else if let Some((m, e)) = lower.split_once('^') {
             if m != "10" {
                 return Err(bad());
             }

@@ -2,6 +2,7 @@
 //! rotations by theta/l^r, l = 1..N, is the rotation by theta sum_{l<=N} l^-r: norm 1 for every N,
 //! factors tending to the identity when r > 0, yet for r <= 1 the angle never settles.
 
+use crate::double_double::two_prod;
 use crate::zeta::power_sum;
 use crate::Error;
 use std::f64::consts::PI;
@@ -73,7 +74,8 @@ fn reduced_angle(theta: f64, r: u32, n: u64) -> f64 {
         (rotation_angle(theta, r, n).unwrap_or(0.0), 0.0)
     };
     let k = (hi / TWO_PI_HI).round();
-    let reduced = (-k).mul_add(TWO_PI_HI, hi) - k * TWO_PI_LO + lo;
+    let (p, e) = two_prod(k, TWO_PI_HI);
+    let reduced = ((hi - p) - e) - k * TWO_PI_LO + lo;
     if reduced > PI {
         reduced - TWO_PI_HI
     } else if reduced <= -PI {
@@ -81,11 +83,6 @@ fn reduced_angle(theta: f64, r: u32, n: u64) -> f64 {
     } else {
         reduced
     }
-}
-
-fn two_prod(a: f64, b: f64) -> (f64, f64) {
-    let p = a * b;
-    (p, a.mul_add(b, -p))
 }
 
 /// The product R(theta/N^r) ... R(theta/1^r): multiplied out factor by factor for n <= 10^5

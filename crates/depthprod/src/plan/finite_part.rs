@@ -18,7 +18,7 @@
 //! With A = 0, f(u) = log(1 + beta u^2) is the same problem in u^2 (p' = 2p, one root w = beta).
 
 use super::power::grow;
-use crate::double_double::{exp_m1_over, ln, sin_cos, Complex, Dd, HALF_PI};
+use crate::double_double::{exp_m1_over, ln, sin_cos, two_prod, Complex, Dd, HALF_PI};
 use crate::euler_maclaurin::PowerTerm;
 use crate::sum::{Accumulator, LIBM_REL, U};
 use std::f64::consts::PI;
@@ -101,7 +101,8 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     } else if alpha * alpha - 4.0 * beta < 0.0 {
         // w = alpha/2 +- i y, y = sqrt(beta - alpha^2/4) (alpha/2 is exact)
         let x = 0.5 * alpha;
-        let y = x.mul_add(-x, beta).sqrt();
+        // (any y will do: the residuals below measure how far the pair's (2x, x^2 + y^2) is)
+        let y = (beta - x * x).max(0.0).sqrt();
         (t.p, inp.n, Roots::Complex(x, y))
     } else if beta == 0.0 {
         (t.p, inp.n, Roots::Real(vec![alpha]))
@@ -145,48 +146,37 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
         )
     };
 
-    // For C itself (Lemma F1) psi(t) = K t^s with K = pi/sin(pi s) = (-1)^n kappa0: homogeneous of
-    // degree s. Then psi is evaluated as K t^n t^eps (sigma E + sigma/eps cancels when t^eps << 1:
-    // eps < 0 and a large root), and its moves under Lemma F3 follow from t psi' = s psi exactly.
-    let homogeneous = !inp.merged;
     // Psi = sum psi(w_i), each with its rounding error (Lemma F2).
     let mut psi = Accumulator::new();
     let mut abs_ws = 0.0; // sum |w_i|^s (for the kappa scaling below)
-                          // Psi computed from the typed inputs themselves (Lemma F4), which bounds their effect already
-    let mut from_inputs = false;
-    match &roots {
-        Roots::Real(_) if real_roots(inp, n, eps, eps_abs, kappa0).is_some() => {
-            let (v, e, m) = real_roots(inp, n, eps, eps_abs, kappa0).expect("checked");
+                          // Psi from the typed inputs themselves in double-double (Lemma F4), which bounds their effect
+                          // and kappa's already; the roots in doubles (Lemma F3) where it declines
+    let from_typed = match &roots {
+        Roots::Real(_) => real_roots(inp, n, eps, eps_abs, kappa0),
+        Roots::Complex(..) => polar_pair(inp, n, eps, eps_abs, kappa0),
+    };
+    let from_inputs = from_typed.is_some();
+    match (&roots, from_typed) {
+        (_, Some((v, e, m))) => {
             psi.add(sign * v, e);
             abs_ws += m;
-            from_inputs = true;
         }
-        Roots::Real(ws) => {
+        (Roots::Real(ws), None) => {
             for &w in ws {
                 if w == 0.0 {
                     continue;
                 }
                 // a real root is the pair's formula at y = 0 (one root: half of 2 Re psi)
-                let (v, e, m) =
-                    psi_at_complex(w, 0.0, n, eps, eps_abs, sigma, kappa0, homogeneous)?;
+                let (v, e, m) = psi_at_complex(w, 0.0, n, eps, eps_abs, sigma, kappa0)?;
                 psi.add(sign * v, e);
                 abs_ws += m;
             }
         }
-        Roots::Complex(x, y) => {
-            let polar = polar_pair(inp, n, eps, eps_abs, kappa0);
-            if let Some((v, e, m)) = polar {
-                // from A, B, kappa and p: no roots, no residuals, kappa's error inside (Lemma F4)
-                psi.add(sign * v, e);
-                abs_ws += m;
-                from_inputs = true;
-            } else {
-                // the pair contributes 2 Re psi(x + i y)
-                let (v, e, m) =
-                    psi_at_complex(*x, *y, n, eps, eps_abs, sigma, kappa0, homogeneous)?;
-                psi.add(2.0 * sign * v, 2.0 * e);
-                abs_ws += 2.0 * m;
-            }
+        (Roots::Complex(x, y), None) => {
+            // the pair contributes 2 Re psi(x + i y)
+            let (v, e, m) = psi_at_complex(*x, *y, n, eps, eps_abs, sigma, kappa0)?;
+            psi.add(2.0 * sign * v, 2.0 * e);
+            abs_ws += 2.0 * m;
         }
     }
     if n_r < 3 && !from_inputs {
@@ -201,14 +191,9 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     let (d_alpha, d_beta) = residuals(&roots, alpha, beta, t.a == 0.0, a_rel, b_rel);
     if !from_inputs && (d_alpha > 0.0 || d_beta > 0.0) {
         let r = upper_root(&roots, d_alpha, d_beta);
-        let (fa, fb, ca, cb) = if homogeneous {
-            homogeneous_derivative_bounds(n, eps, eps_abs, kappa0, r)
-        } else {
-            let (fa, fb) = derivative_bounds(n, eps, sigma, kappa0, r);
-            // always valid: the divided differences are at most the sup of F' on the segment
-            let (ca, cb) = second_derivative_bounds(n, eps, sigma, kappa0, r);
-            (fa, fb, ca, cb)
-        };
+        let (fa, fb) = derivative_bounds(n, eps, sigma, kappa0, r);
+        // always valid: the divided differences are at most the sup of F' on the segment
+        let (ca, cb) = second_derivative_bounds(n, eps, sigma, kappa0, r);
         let crude = d_alpha * ca + d_beta * cb;
         let moved = match &roots {
             Roots::Real(ws) if ws.len() == 2 => {
@@ -230,7 +215,8 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
             Roots::Complex(x, y) => {
                 // |w1 - w2| = sqrt(4 beta - alpha^2) over the box, bounded below
                 let alpha_hi = 2.0 * x * (1.0 + 2.0 * U) + d_alpha;
-                let beta_lo = x.mul_add(*x, y * y) * (1.0 - 2.0 * U) - d_beta;
+                // x^2 + y^2 with three roundings: within (1 + u)^2 of the exact sum
+                let beta_lo = (x * x + y * y) * (1.0 - 2.0 * U) - d_beta;
                 let s2 = 4.0 * beta_lo * (1.0 - 2.0 * U) - alpha_hi * alpha_hi * (1.0 + 2.0 * U);
                 if s2 > 0.0 {
                     let sep = s2.sqrt() * (1.0 - 2.0 * U);
@@ -249,13 +235,8 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     } else {
         t.kappa_rel
     };
-    if from_inputs {
-        // Lemma F4 bounded kappa's error itself
-    } else if eta > 0.0 && homogeneous {
-        // psi(lambda t) = lambda^s psi(t) exactly, and |lambda^s - 1| <= (1 + eta)^(n+1) - 1 for
-        // |lambda - 1| <= eta (s < n + 1; for lambda < 1, 1 - lambda^s <= s eta)
-        psi_e += grow(n + 1, eta) * (psi_v.abs() + psi_e) * (1.0 + 1e-6);
-    } else if eta > 0.0 {
+    // (Lemma F4 bounded kappa's error itself)
+    if eta > 0.0 && !from_inputs {
         let g = grow(n, eta);
         // |lambda^eps - 1|/|eps| <= |log lambda| lambda^|eps| <= 1.01 * 1.01 eta for eta < 1e-10
         psi_e +=
@@ -359,19 +340,29 @@ fn residuals(
             let sum = w1 + w2;
             // exact w1 + w2 = sum + err, |err| <= u |sum|
             let r_alpha = (sum - alpha).abs() + U * sum.abs();
-            // exact w1 w2 - beta = fma(w1, w2, -beta) up to one rounding
-            let r_beta = w1.mul_add(w2, -beta).abs() * (1.0 + U) + f64::MIN_POSITIVE;
+            // exact w1 w2 - beta = (p - beta) + e with w1 w2 = p + e (TwoProd): two roundings,
+            // each within u of its result
+            let (p, e) = two_prod(w1, w2);
+            let d1 = p - beta;
+            let r = d1 + e;
+            let r_beta = (r.abs() + U * (d1.abs() + r.abs())) * (1.0 + U) + f64::MIN_POSITIVE;
             (
                 (r_alpha + alpha * a_rel) * slack,
                 (r_beta + beta * b_rel) * slack,
             )
         }
         Roots::Complex(x, y) => {
-            // alpha' = 2x = alpha exactly; beta' = x^2 + y^2: fma(y, y, fma(x, x, -beta)) with
-            // two roundings, each at most u of its result
-            let inner = x.mul_add(*x, -beta);
-            let r = y.mul_add(*y, inner);
-            let r_beta = r.abs() * (1.0 + U) + U * inner.abs() * (1.0 + U) + f64::MIN_POSITIVE;
+            // alpha' = 2x = alpha exactly; beta' = x^2 + y^2: x^2 + y^2 - beta =
+            // ((px - beta) + py) + (ex + ey) with TwoProd's exact squares, four roundings, each
+            // within u of its result
+            let (px, ex) = two_prod(*x, *x);
+            let (py, ey) = two_prod(*y, *y);
+            let d1 = px - beta;
+            let d2 = d1 + py;
+            let tail = ex + ey;
+            let r = d2 + tail;
+            let r_beta = (r.abs() + U * (d1.abs() + d2.abs() + tail.abs() + r.abs())) * (1.0 + U)
+                + f64::MIN_POSITIVE;
             (alpha * a_rel * slack, (r_beta + beta * b_rel) * slack)
         }
     }
@@ -433,34 +424,6 @@ fn derivative_bounds(n: usize, eps: f64, sigma: f64, kappa0: (f64, f64), r: f64)
     let fa = nf * (sigma * pl(nf) + k0 * pw(nf)) + sigma * pw(nf);
     let fb = nf * (sigma * pl(nf - 1.0) + k0 * pw(nf - 1.0)) + sigma * pw(nf - 1.0);
     (fa * 1.01, fb * 1.01)
-}
-
-/// For psi(t) = K t^s (C itself, Lemma F1; K = (-1)^n kappa0, s = n + eps): bounds on |t psi'|,
-/// |psi'|, |(t psi')'| and |psi''| for |t| <= r, from t psi' = s psi, psi' = s K t^(s-1),
-/// (t psi')' = s^2 K t^(s-1), psi'' = s (s-1) K t^(s-2) and |t^x| = |t|^x <= r^x (x >= 1/2 > 0:
-/// n >= 3, |eps| <= 1/2). The exponents carry eps's error `eps_abs` and one rounding, each moving
-/// r^x by |log r| times it (relative, first order; 1.01 for the rest).
-fn homogeneous_derivative_bounds(
-    n: usize,
-    eps: f64,
-    eps_abs: f64,
-    kappa0: (f64, f64),
-    r: f64,
-) -> (f64, f64, f64, f64) {
-    let nf = n as f64;
-    let s = (nf + eps + eps_abs) * (1.0 + 2.0 * U);
-    let k = (kappa0.0.abs() + kappa0.1) * (1.0 + U);
-    let pw = |m: f64| {
-        let x = m + eps;
-        r.powf(x) * ((eps_abs + U * x.abs()) * r.ln().abs() * 1.01).exp() * (1.0 + 4.0 * LIBM_REL)
-    };
-    let slack = 1.01;
-    (
-        s * k * pw(nf) * slack,
-        s * k * pw(nf - 1.0) * slack,
-        s * s * k * pw(nf - 1.0) * slack,
-        s * (s - 1.0).abs() * k * pw(nf - 2.0) * slack,
-    )
 }
 
 /// Bounds on |(t psi')'| and |psi''| for |t| <= r, Re t >= 0 (Lemma F3), from
@@ -566,6 +529,24 @@ fn real_roots(
     let v = acc.value();
     let err = (acc.err + moved + U * v.abs()) * (1.0 + 1e-6);
     err.is_finite().then_some((v, err, scale))
+}
+
+/// cos and sin of a phase (|phase| < 100) in double-double: reduced by k pi/2 (k the nearest
+/// integer, pi/2 in double-double), cos(k pi/2 + r) and sin(k pi/2 + r) are +-cos r or +-sin r of
+/// the small r ([`sin_cos`], |r| <= 0.8 with room for the rounding of k).
+fn cos_sin(phase: Dd) -> Option<(Dd, Dd)> {
+    let k = (phase.hi / HALF_PI.hi).round();
+    let r = phase.sub(Dd::exact(k).mul(HALF_PI));
+    if !(r.abs() <= 0.8 && r.err.is_finite()) {
+        return None;
+    }
+    let (sr, cr) = sin_cos(r);
+    Some(match (k as i64).rem_euclid(4) {
+        0 => (cr, sr),
+        1 => (sr.neg(), cr),
+        2 => (cr.neg(), sr.neg()),
+        _ => (sr, cr.neg()),
+    })
 }
 
 /// s = 1/p_exact in double-double: p = hi + lo with lo the correctly rounded residual (within
@@ -736,46 +717,10 @@ fn polar_pair(
     let wn = power(m, n)?;
     let wn_lo = wn.abs_lower();
     let wn_hi = wn.abs() + wn.err;
-    // the phase reduced by k pi/2: (k mod 4, r)
-    let reduce = |phase: Dd| {
-        let k = (phase.hi / HALF_PI.hi).round();
-        let r = phase.sub(Dd::exact(k).mul(HALF_PI));
-        ((k as i64).rem_euclid(4), r)
-    };
     if !inp.merged {
-        let (quarter, r) = reduce(s.mul(theta));
-        // the exact r is within dr of the double r.hi
-        let dr = r.lo.abs() + r.err;
-        if r.hi.abs() > 0.8 || !dr.is_finite() {
-            return None;
-        }
-        let sin_r = || {
-            let v = r.hi.sin();
-            (v, LIBM_REL * v.abs() + dr)
-        };
-        let cos_r = || {
-            // cos r = 1 - 2 sin^2(r/2): sin within LIBM_REL and dr/2; the square, the doubling and
-            // the difference within 3u of their results
-            let h = (0.5 * r.hi).sin();
-            let h_err = LIBM_REL * h.abs() + 0.5 * dr;
-            let v = 1.0 - 2.0 * h * h;
-            (
-                v,
-                4.0 * h.abs() * h_err + 2.0 * h_err * h_err + 3.0 * U * (2.0 * h * h + v.abs()),
-            )
-        };
-        let (cos_phase, cos_err) = match quarter {
-            0 => cos_r(),
-            1 => {
-                let (v, e) = sin_r();
-                (-v, e)
-            }
-            2 => {
-                let (v, e) = cos_r();
-                (-v, e)
-            }
-            _ => sin_r(),
-        };
+        let (cos_dd, _) = cos_sin(s.mul(theta))?;
+        // the double nearest hi + lo: within u of it
+        let (cos_phase, cos_err) = (cos_dd.value(), cos_dd.err + U * cos_dd.value().abs());
         let wn_rel = (wn.err + U * wn.value().abs()) / wn_lo;
         // |w|^eps = e^(eps L), L = log|w| (LIBM_REL, and m's own relative error), eps within eps_abs
         let l = m.value().ln();
@@ -799,17 +744,7 @@ fn polar_pair(
     }
     let l = ln(m)?;
     let MergedQ { q, d_q, eps } = MergedParts::new(n, s, inp)?.q(Complex { re: l, im: theta })?;
-    let (quarter, r) = reduce(Dd::exact(n as f64).mul(theta));
-    if r.abs() > 0.8 {
-        return None;
-    }
-    let (sr, cr) = sin_cos(r);
-    let (cos_n, sin_n) = match quarter {
-        0 => (cr, sr),
-        1 => (sr.neg(), cr),
-        2 => (cr.neg(), sr.neg()),
-        _ => (sr, cr.neg()),
-    };
+    let (cos_n, sin_n) = cos_sin(Dd::exact(n as f64).mul(theta))?;
     let bracket = cos_n.mul(q.re).sub(sin_n.mul(q.im));
     let br_hi = bracket.abs() + bracket.err + 2.0 * d_q;
     let value = 2.0 * wn.value() * bracket.value();
@@ -830,10 +765,10 @@ fn polar_pair(
 /// errors of a few u, alternating); atan's condition number z/((1 + z^2) atan z) is <= 1; the
 /// factors 2 are exact. Total <= 25u; 30u is returned.
 fn arg(x: f64, y: f64) -> (f64, f64) {
-    let r = x.mul_add(x, y * y).sqrt();
+    let r = (x * x + y * y).sqrt();
     let mut z = y / (r + x);
     for _ in 0..2 {
-        z /= 1.0 + z.mul_add(z, 1.0).sqrt();
+        z /= 1.0 + (z * z + 1.0).sqrt();
     }
     let z2 = z * z;
     let mut term = z;
@@ -861,9 +796,6 @@ fn arg(x: f64, y: f64) -> (f64, f64) {
 /// (e^|a| for expm1(a), 1 for sin, |b| for cos b - 1); w^n by n - 1 complex products, each
 /// within sqrt(5) u of the exact one in modulus.
 ///
-/// `homogeneous` (C itself, kappa0 = sigma/eps): the bracket sigma E + sigma/eps is sigma w^eps/eps,
-/// evaluated as kappa0 w^eps = kappa0 e^(eps L) (cos(eps theta) + i sin(eps theta)), which has no
-/// cancellation (the bracket's two parts cancel to w^eps, 10^-2 of each at w = 3e4, eps = -0.45).
 /// The returned |w|^s is |w|^n e^(eps L) with the exponent's error, rounded up.
 #[allow(clippy::too_many_arguments)]
 fn psi_at_complex(
@@ -874,9 +806,8 @@ fn psi_at_complex(
     eps_abs: f64,
     sigma: f64,
     kappa0: (f64, f64),
-    homogeneous: bool,
 ) -> Result<(f64, f64, f64), Declined> {
-    let m2 = x.mul_add(x, y * y);
+    let m2 = x * x + y * y;
     let l = 0.5 * m2.ln();
     let l_err = LIBM_REL * l.abs() + 1.5 * U * 1.01;
     let (theta, theta_err) = arg(x, y);
@@ -901,32 +832,6 @@ fn psi_at_complex(
     let b_err = b.abs() * (eps_rel + U) + eps.abs() * theta_err;
     // |w|^s = |w|^n e^(eps L) <= wn_abs e^(a + a_err), rounded up
     let ws = wn_abs * (a + a_err * 1.01).exp() * (1.0 + 4.0 * LIBM_REL);
-    if homogeneous && eps != 0.0 {
-        if a.abs() > 30.0 {
-            return Err(Declined::OutOfRange);
-        }
-        // w^eps = e^a (cos b + i sin b): e^a within LIBM_REL and its argument's move (relative
-        // e^a_err - 1 <= 1.01 a_err), cos b and sin b within LIBM_REL each and b_err absolute
-        let ea = a.exp();
-        let (sb, cb) = (b.sin(), b.cos());
-        let ea_rel = LIBM_REL + 1.01 * a_err;
-        let trig_err = LIBM_REL * (sb.abs() + cb.abs()) + 2.0 * b_err;
-        let (k, k_err) = kappa0;
-        let (in_re, in_im) = (k * ea * cb, k * ea * sb);
-        let in_abs = in_re.abs() + in_im.abs();
-        // |inner - exact| (sum of the parts' absolute errors): kappa0's, e^a's, the trig pair's,
-        // and two roundings per part
-        let in_err = (k_err * ea * (cb.abs() + sb.abs())
-            + k.abs() * ea * (ea_rel * (cb.abs() + sb.abs()) + trig_err)
-            + 2.0 * U * in_abs)
-            * (1.0 + 1e-6);
-        let v = re * in_re - im * in_im;
-        let err = (wn_abs * in_err
-            + wn_err * in_abs
-            + 2.0 * U * (re.abs() * in_re.abs() + im.abs() * in_im.abs()))
-            * (1.0 + 1e-6);
-        return Ok((v, err, ws));
-    }
     // E = (w^eps - 1)/eps, or log w at eps = 0
     let (e_re, e_im, e_err) = if eps == 0.0 {
         (l, theta, l_err + theta_err)

@@ -310,7 +310,7 @@ impl PowerPlan {
     /// narrower (near-resonant 1/p: the series route's W_k and Z(kp, M) carry the rounding of
     /// partial sums up to M, which grow like M^(1-kp)).
     fn prefer_finite_part(&mut self) {
-        if self.far.is_some() || !self.divergent || self.em.is_none() {
+        if self.far.is_some() || !self.divergent {
             return;
         }
         let width = |c: Option<Enclosure>| c.map_or(f64::INFINITY, |c| c.relative_width());
@@ -399,8 +399,21 @@ impl PowerPlan {
         if (self.m <= BEYOND_DEPTHS && !self.force_finite_part) || !self.divergent || self.zero {
             return None;
         }
-        // l0 is then the Euler-Maclaurin start of the middle region (M > direct_max)
-        let start = self.em.as_ref()?.start_pieces();
+        // L0 is the Euler-Maclaurin start of the middle region (M > direct_max), or, where the
+        // head is summed directly up to M (forced: a series constant wider than the goal), the
+        // same start within it, whose three pieces are all the route needs
+        let (l0, start) = match &self.em {
+            Some(em) => (self.l0, em.start_pieces()),
+            None => {
+                let l0 = em_start(&self.term, 8.0, TOL).min(self.m);
+                let pieces = (
+                    self.term.g(l0),
+                    self.term.endpoint_correction(l0),
+                    self.term.remainder_bound(l0),
+                );
+                (l0 as u64, pieces)
+            }
+        };
         // the series term nearest the pole: |1 - n p| smallest among nonzero coefficients
         let n = (1..=self.k)
             .filter(|&i| self.coef[i].0 != 0.0)
@@ -410,8 +423,8 @@ impl PowerPlan {
         let merged = d.abs() < NEAR_POLE;
         let inputs = finite_part::Inputs {
             term: &self.term,
-            head: self.prefix[self.l0 as usize - 1],
-            l0: self.l0 as f64,
+            head: self.prefix[l0 as usize - 1],
+            l0: l0 as f64,
             start,
             n,
             d,
@@ -470,7 +483,7 @@ impl PowerPlan {
         };
         if let Some(Err(why)) = self.far {
             let detail = match why {
-                Declined::OutOfRange => "the finite-part route that replaces them needs 1/p >= 2.5 (1/(2p) when A = 0) and w^(1/p) within the range of doubles for the roots w of w^2 - A w/sqrt(c) + B/c, and here it is not",
+                Declined::OutOfRange => "the finite-part route that replaces them cannot take these parameters (the roots' powers w^(1/p) overflow)",
             };
             return Some(format!(
                 "{what} is not resolvable in double precision: the partial sums that must cancel in it exceed 10^16, and {detail}"
@@ -478,7 +491,7 @@ impl PowerPlan {
         }
         if self.m > BEYOND_DEPTHS && self.far.is_none() {
             return Some(format!(
-                "{what} is not resolvable in double precision: the partial sums that must cancel in it exceed 10^16, so their rounding alone is larger than {what} (extended precision is needed)"
+                "{what} is not resolvable in double precision: the partial sums that must cancel in it exceed 10^16, so their rounding alone is larger than {what}"
             ));
         }
         if !e.is_finite() {
@@ -486,7 +499,7 @@ impl PowerPlan {
                 .find(|&i| self.side[i] != 0 && self.s[i] == 1.0)
                 .unwrap_or(1);
             return Some(format!(
-                "{what} is not resolvable in double precision: 1 - {k}p = {:e} is closer to 0 than double precision resolves near the pole of the zeta function (extended precision is needed)",
+                "{what} is not resolvable in double precision: 1 - {k}p = {:e} is closer to 0 than double precision resolves near the pole of the zeta function",
                 self.gap[k]
             ));
         }
