@@ -18,7 +18,7 @@
 //! With A = 0, f(u) = log(1 + beta u^2) is the same problem in u^2 (p' = 2p, one root w = beta).
 
 use super::power::grow;
-use crate::double_double::{exp_m1_over, ln, sin_cos, two_prod, Complex, Dd, HALF_PI};
+use crate::double_double::{exp_m1_over, ln, sin_cos, Complex, Dd, HALF_PI};
 use crate::euler_maclaurin::PowerTerm;
 use crate::sum::{Accumulator, LIBM_REL, U};
 use std::f64::consts::PI;
@@ -69,17 +69,10 @@ impl InputsDd {
     }
 }
 
-/// The roots w_i of w^2 - alpha w + beta (1 + alpha u + beta u^2 = prod (1 + w_i u)): real (one or
-/// two), or the pair x +- i y.
-enum Roots {
-    Real(Vec<f64>),
-    Complex(f64, f64),
-}
-
 /// Why the route declines (the caller keeps its "not resolvable" reason then).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Declined {
-    /// t^s overflows, or the exponent is too small for this route (s < 3).
+    /// The roots' powers overflow (or another guard of Lemma F4 fails).
     OutOfRange,
 }
 
@@ -89,32 +82,16 @@ pub(super) enum Declined {
 /// rounding of kappa = c^(-1/2) and of the roots (Lemma F3) alone is a few u s times it.
 pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined> {
     let t = inp.term;
-    let alpha = t.a * t.kappa;
-    let beta = t.b * t.kappa * t.kappa;
-    // The reduced problem: exponent p_r, index n_r, the roots.
-    let (p_r, n_r, roots) = if t.a == 0.0 {
-        // f = log(1 + beta u^2): one root beta in v = u^2, p' = 2p, n' = n/2
+    // The reduced problem: with A = 0, f = log(1 + beta u^2) is one root beta in v = u^2, with
+    // p' = 2p and n' = n/2.
+    let (p_r, n_r) = if t.a == 0.0 {
         if inp.n % 2 != 0 {
             return Err(Declined::OutOfRange);
         }
-        (2.0 * t.p, inp.n / 2, Roots::Real(vec![beta]))
-    } else if alpha * alpha - 4.0 * beta < 0.0 {
-        // w = alpha/2 +- i y, y = sqrt(beta - alpha^2/4) (alpha/2 is exact)
-        let x = 0.5 * alpha;
-        // (any y will do: the residuals below measure how far the pair's (2x, x^2 + y^2) is)
-        let y = (beta - x * x).max(0.0).sqrt();
-        (t.p, inp.n, Roots::Complex(x, y))
-    } else if beta == 0.0 {
-        (t.p, inp.n, Roots::Real(vec![alpha]))
+        (2.0 * t.p, inp.n / 2)
     } else {
-        let w1 = 0.5 * (alpha + (alpha * alpha - 4.0 * beta).sqrt());
-        (t.p, inp.n, Roots::Real(vec![w1, beta / w1]))
+        (t.p, inp.n)
     };
-    // relative errors of the computed alpha = fl(a kappa) and beta = fl(fl(b kappa) kappa) from
-    // A kappa, B kappa^2 at the computed kappa and the typed A, B
-    let (a_rel, b_rel) = (U + inp.delta, 2.0 * U + inp.delta);
-    // Lemmas F1, F2 and F4 hold for every n >= 1; Lemma F3's suprema need n >= 3 (t^(n-2) on a
-    // disk around 0), so below that only the terms from the inputs (Lemma F4) are taken
     if n_r == 0 {
         return Err(Declined::OutOfRange);
     }
@@ -126,7 +103,7 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     if eps.abs() > 0.5 {
         return Err(Declined::OutOfRange);
     }
-    let (sigma, sigma_m1_eps) = sigma_parts(eps, eps_abs);
+    let (_, sigma_m1_eps) = sigma_parts(eps, eps_abs);
     let n = n_r;
     let sign = if n % 2 == 0 { 1.0 } else { -1.0 };
     // psi = (-1)^n t^n [sigma E(t) + kappa0]: kappa0 = (sigma - 1)/eps - 1/n for C' (Lemma F2), or
@@ -146,102 +123,11 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
         )
     };
 
-    // Psi = sum psi(w_i), each with its rounding error (Lemma F2).
-    let mut psi = Accumulator::new();
-    let mut abs_ws = 0.0; // sum |w_i|^s (for the kappa scaling below)
-                          // Psi from the typed inputs themselves in double-double (Lemma F4), which bounds their effect
-                          // and kappa's already; the roots in doubles (Lemma F3) where it declines
-    let from_typed = match &roots {
-        Roots::Real(_) => real_roots(inp, n, eps, eps_abs, kappa0),
-        Roots::Complex(..) => polar_pair(inp, n, eps, eps_abs, kappa0),
-    };
-    let from_inputs = from_typed.is_some();
-    match (&roots, from_typed) {
-        (_, Some((v, e, m))) => {
-            psi.add(sign * v, e);
-            abs_ws += m;
-        }
-        (Roots::Real(ws), None) => {
-            for &w in ws {
-                if w == 0.0 {
-                    continue;
-                }
-                // a real root is the pair's formula at y = 0 (one root: half of 2 Re psi)
-                let (v, e, m) = psi_at_complex(w, 0.0, n, eps, eps_abs, sigma, kappa0)?;
-                psi.add(sign * v, e);
-                abs_ws += m;
-            }
-        }
-        (Roots::Complex(x, y), None) => {
-            // the pair contributes 2 Re psi(x + i y)
-            let (v, e, m) = psi_at_complex(*x, *y, n, eps, eps_abs, sigma, kappa0)?;
-            psi.add(2.0 * sign * v, 2.0 * e);
-            abs_ws += 2.0 * m;
-        }
-    }
-    if n_r < 3 && !from_inputs {
-        return Err(Declined::OutOfRange);
-    }
-    let (psi_v, mut psi_e) = (psi.value(), psi.error());
-
-    // Parameters off their exact values (Lemma F3).
-    // (i) Non-homogeneous: the computed roots are the exact roots of (w1 + w2, w1 w2); these differ
-    // from (alpha, beta) by residuals, and alpha, beta from the exact A kappa, B kappa^2 (kappa the
-    // computed one) by a_rel, b_rel.
-    let (d_alpha, d_beta) = residuals(&roots, alpha, beta, t.a == 0.0, a_rel, b_rel);
-    if !from_inputs && (d_alpha > 0.0 || d_beta > 0.0) {
-        let r = upper_root(&roots, d_alpha, d_beta);
-        let (fa, fb) = derivative_bounds(n, eps, sigma, kappa0, r);
-        // always valid: the divided differences are at most the sup of F' on the segment
-        let (ca, cb) = second_derivative_bounds(n, eps, sigma, kappa0, r);
-        let crude = d_alpha * ca + d_beta * cb;
-        let moved = match &roots {
-            Roots::Real(ws) if ws.len() == 2 => {
-                // lower bound of w1 - w2 = sqrt(alpha^2 - 4 beta) over the box
-                let (w1, w2) = (ws[0], ws[1]);
-                let alpha_lo = (w1 + w2) * (1.0 - 2.0 * U) - d_alpha;
-                let beta_hi = w1 * w2 * (1.0 + 2.0 * U) + d_beta;
-                let s2 = alpha_lo * alpha_lo * (1.0 - 2.0 * U) - 4.0 * beta_hi * (1.0 + 2.0 * U);
-                if s2 > 0.0 && alpha_lo > 0.0 {
-                    // divided differences [F(w1) - F(w2)]/(w1 - w2) <= (|F(w1)| + |F(w2)|)/sep
-                    let sep = s2.sqrt() * (1.0 - 2.0 * U);
-                    crude.min((d_alpha * 2.0 * fa + d_beta * 2.0 * fb) / sep)
-                } else {
-                    crude
-                }
-            }
-            // one root w = alpha (or beta in u^2): dPsi = psi'(w) dw, |psi'| <= fb
-            Roots::Real(_) => d_alpha.max(d_beta) * fb,
-            Roots::Complex(x, y) => {
-                // |w1 - w2| = sqrt(4 beta - alpha^2) over the box, bounded below
-                let alpha_hi = 2.0 * x * (1.0 + 2.0 * U) + d_alpha;
-                // x^2 + y^2 with three roundings: within (1 + u)^2 of the exact sum
-                let beta_lo = (x * x + y * y) * (1.0 - 2.0 * U) - d_beta;
-                let s2 = 4.0 * beta_lo * (1.0 - 2.0 * U) - alpha_hi * alpha_hi * (1.0 + 2.0 * U);
-                if s2 > 0.0 {
-                    let sep = s2.sqrt() * (1.0 - 2.0 * U);
-                    crude.min((d_alpha * 2.0 * fa + d_beta * 2.0 * fb) / sep)
-                } else {
-                    crude
-                }
-            }
-        };
-        psi_e += moved * (1.0 + 1e-6);
-    }
-    // (ii) kappa's own error scales every root by lambda = (kappa_true/kappa)^(1 or 2):
-    // psi(lambda t) = lambda^n [psi(t) + (-1)^n sigma t^s (lambda^eps - 1)/eps].
-    let eta = if t.a == 0.0 {
-        2.0 * t.kappa_rel * (1.0 + t.kappa_rel)
-    } else {
-        t.kappa_rel
-    };
-    // (Lemma F4 bounded kappa's error itself)
-    if eta > 0.0 && !from_inputs {
-        let g = grow(n, eta);
-        // |lambda^eps - 1|/|eps| <= |log lambda| lambda^|eps| <= 1.01 * 1.01 eta for eta < 1e-10
-        psi_e +=
-            (g * (psi_v.abs() + psi_e) + (1.0 + g) * sigma * abs_ws * 1.03 * eta) * (1.0 + 1e-6);
-    }
+    // Psi = sum psi(w_i) from the typed inputs in double-double (Lemma F4), with every rounding
+    // and the inputs' own errors bounded
+    let (psi_v, psi_e, abs_ws) =
+        from_inputs(inp, n, (eps, eps_abs), kappa0).ok_or(Declined::OutOfRange)?;
+    let psi_v = sign * psi_v;
 
     // The Euler-Maclaurin pieces and the integral of g over (0, L0]. The integral needs no more
     // accuracy than a small fraction of the error Psi already carries (at most 2^-10 of it, so the
@@ -319,175 +205,98 @@ fn sigma_parts(eps: f64, eps_abs: f64) -> (f64, (f64, f64)) {
     (sigma, (v, err))
 }
 
-/// Bounds |alpha' - alpha_true|, |beta' - beta_true| where (alpha', beta') = (sum, product) of the
-/// computed roots (exact reals) and alpha_true = A kappa, beta_true = B kappa^2 at the computed
-/// kappa (and the exact typed A, B): the residuals by TwoSum / FMA (exact up to one rounding each)
-/// plus the relative errors `a_rel`, `b_rel` of the computed alpha, beta.
-fn residuals(
-    roots: &Roots,
-    alpha: f64,
-    beta: f64,
-    a_zero: bool,
-    a_rel: f64,
-    b_rel: f64,
-) -> (f64, f64) {
-    let slack = 1.0 + 1e-6;
-    match roots {
-        Roots::Real(ws) if a_zero => (0.0, ws[0].abs() * b_rel * slack),
-        Roots::Real(ws) if ws.len() == 1 => (alpha.abs() * a_rel * slack, 0.0),
-        Roots::Real(ws) => {
-            let (w1, w2) = (ws[0], ws[1]);
-            let sum = w1 + w2;
-            // exact w1 + w2 = sum + err, |err| <= u |sum|
-            let r_alpha = (sum - alpha).abs() + U * sum.abs();
-            // exact w1 w2 - beta = (p - beta) + e with w1 w2 = p + e (TwoProd): two roundings,
-            // each within u of its result
-            let (p, e) = two_prod(w1, w2);
-            let d1 = p - beta;
-            let r = d1 + e;
-            let r_beta = (r.abs() + U * (d1.abs() + r.abs())) * (1.0 + U) + f64::MIN_POSITIVE;
-            (
-                (r_alpha + alpha * a_rel) * slack,
-                (r_beta + beta * b_rel) * slack,
-            )
-        }
-        Roots::Complex(x, y) => {
-            // alpha' = 2x = alpha exactly; beta' = x^2 + y^2: x^2 + y^2 - beta =
-            // ((px - beta) + py) + (ex + ey) with TwoProd's exact squares, four roundings, each
-            // within u of its result
-            let (px, ex) = two_prod(*x, *x);
-            let (py, ey) = two_prod(*y, *y);
-            let d1 = px - beta;
-            let d2 = d1 + py;
-            let tail = ex + ey;
-            let r = d2 + tail;
-            let r_beta = (r.abs() + U * (d1.abs() + d2.abs() + tail.abs() + r.abs())) * (1.0 + U)
-                + f64::MIN_POSITIVE;
-            (alpha * a_rel * slack, (r_beta + beta * b_rel) * slack)
-        }
-    }
-}
-
-/// An upper bound of |w| for every root over the parameter box (alpha' + d_alpha, beta' + d_beta):
-/// |w|^2 <= alpha |w| + beta for any root, so |w| <= (alpha + sqrt(alpha^2 + 4 beta))/2; for two
-/// real roots w1 = (alpha + sqrt(alpha^2 - 4 beta))/2 is tighter (valid while they stay real, which
-/// the caller's separation check ensures; otherwise the general bound is used); one root: itself.
-fn upper_root(roots: &Roots, d_alpha: f64, d_beta: f64) -> f64 {
-    let (alpha, beta) = match roots {
-        Roots::Real(ws) if ws.len() == 1 => {
-            return (ws[0] + d_alpha.max(d_beta)) * (1.0 + 2.0 * U);
-        }
-        Roots::Real(ws) => (ws[0] + ws[1], ws[0] * ws[1]),
-        Roots::Complex(x, y) => (2.0 * x, x * x + y * y),
-    };
-    let a = (alpha + d_alpha) * (1.0 + 2.0 * U);
-    let b_hi = (beta * (1.0 + 2.0 * U) + d_beta) * (1.0 + U);
-    let general = 0.5 * (a + (a * a + 4.0 * b_hi).sqrt()) * (1.0 + 8.0 * U);
-    if let Roots::Real(_) = roots {
-        let b_lo = (beta * (1.0 - 2.0 * U) - d_beta).max(0.0);
-        let disc = a * a * (1.0 + 2.0 * U) - 4.0 * b_lo * (1.0 - 2.0 * U);
-        if disc > 0.0 {
-            // sqrt(beta) <= w1 while real, and bounds |w| where the box turns complex
-            let tight =
-                (0.5 * (a + disc.sqrt()) * (1.0 + 8.0 * U)).max(b_hi.sqrt() * (1.0 + 2.0 * U));
-            return tight.min(general);
-        }
-    }
-    if let Roots::Complex(..) = roots {
-        // complex throughout the box: |w|^2 = beta
-        if a * a * (1.0 + 2.0 * U) < 4.0 * (beta * (1.0 - 2.0 * U) - d_beta) {
-            return (b_hi.sqrt() * (1.0 + 2.0 * U)).min(general);
-        }
-    }
-    general
-}
-
-/// sup over 0 < |t| <= r, Re t >= 0 and e between 0 and eps of |t^(m + e)| and of
-/// |t^(m + e)| (|log|t|| + pi/2) (which bounds |t^m E(t)|, E(t) = (t^eps - 1)/eps =
-/// int_0^1 t^(eps tau) log t d tau, as |log t| <= |log|t|| + pi/2): |t^(m+e)| = |t|^(m+e), r^a is
-/// increasing in r, and sup_{0<r<=R} r^a |log r| <= max(R^a |log R|, 1/(e a)) for a > 0.
-fn power_bounds(eps: f64, r: f64) -> (impl Fn(f64) -> f64, impl Fn(f64) -> f64) {
-    let (lo, hi) = (eps.min(0.0), eps.max(0.0));
-    let pw = move |m: f64| r.powf(m + hi).max(r.powf(m + lo)) * (1.0 + 4.0 * LIBM_REL);
-    let pl = move |m: f64| {
-        pw(m) * (r.ln().abs() * (1.0 + 4.0 * U) + PI / 2.0) + 1.0 / (std::f64::consts::E * (m + lo))
-    };
-    (pw, pl)
-}
-
-/// Bounds on |t psi'(t)| and |psi'(t)| for |t| <= r, Re t >= 0 (Lemma F3):
-/// t psi' = (-1)^n t^n [n (sigma E + kappa0) + sigma t^eps], psi' = that / t.
-fn derivative_bounds(n: usize, eps: f64, sigma: f64, kappa0: (f64, f64), r: f64) -> (f64, f64) {
-    let (pw, pl) = power_bounds(eps, r);
-    let nf = n as f64;
-    let k0 = kappa0.0.abs() + kappa0.1;
-    let fa = nf * (sigma * pl(nf) + k0 * pw(nf)) + sigma * pw(nf);
-    let fb = nf * (sigma * pl(nf - 1.0) + k0 * pw(nf - 1.0)) + sigma * pw(nf - 1.0);
-    (fa * 1.01, fb * 1.01)
-}
-
-/// Bounds on |(t psi')'| and |psi''| for |t| <= r, Re t >= 0 (Lemma F3), from
-/// (t psi')' = (-1)^n t^(n-1) [n^2 (sigma E + kappa0) + (2n + eps) sigma t^eps],
-/// psi'' = (-1)^n t^(n-2) [n (n-1) (sigma E + kappa0) + (2n - 1 + eps) sigma t^eps].
-fn second_derivative_bounds(
-    n: usize,
-    eps: f64,
-    sigma: f64,
-    kappa0: (f64, f64),
-    r: f64,
-) -> (f64, f64) {
-    let (pw, pl) = power_bounds(eps, r);
-    let nf = n as f64;
-    let ae = eps.abs();
-    let k0 = kappa0.0.abs() + kappa0.1;
-    let ca = nf * nf * (sigma * pl(nf - 1.0) + k0 * pw(nf - 1.0))
-        + (2.0 * nf + ae) * sigma * pw(nf - 1.0);
-    let cb = nf * (nf - 1.0) * (sigma * pl(nf - 2.0) + k0 * pw(nf - 2.0))
-        + (2.0 * nf - 1.0 + ae) * sigma * pw(nf - 2.0);
-    (ca * 1.01, cb * 1.01)
-}
-
-/// Psi/(-1)^n for real roots from the typed inputs themselves, in double-double (Lemma F4): the
-/// roots w1 = (kappa/2)(A + Y), w2 = 2 B kappa/(A + Y), Y = sqrt(A^2 - 4B) (or the one root A kappa
-/// when B = 0, or B kappa^2 in u^2 with s/2 when A = 0), log w and w^n in double-double. For C
-/// (Lemma F1) each K w^s = K w^n e^(eps log w) has the same sign, so their relative errors hold
-/// for the sum; for C' (Lemma F2) each w^n Q(w) is a double-double product ([`MergedParts::q`]) and the
-/// sum is double-double too (the two can cancel).
-/// A, B and kappa are the exact inputs in double-double (`typed`), so their own errors are in the
-/// roots. `None` without them, or when a guard fails (the roots' bounds of Lemma F3 then apply).
-fn real_roots(
+/// sum_i psi(w_i)/(-1)^n from the typed inputs in double-double (docs/MATH.md §4.8, Lemma F4),
+/// with its error bound and sum_i |w_i|^s rounded up. The roots of w^2 - A kappa w + B kappa^2
+/// are w = (kappa/2)(A +- sqrt(A^2 - 4B)), decided by the sign of A^2 - 4B in double-double:
+/// one root (A = 0: B kappa^2 in u^2, with s/2; B = 0: A kappa), two real roots, a complex pair
+/// ([`polar_pair`]), or, where the enclosure of A^2 - 4B contains 0, the double root
+/// w0 = kappa A/2 counted twice: the roots are w0 +- h with |h| <= h_max = (kappa/2)
+/// sqrt(|A^2 - 4B|) (h real or imaginary), and F(w0 + h) + F(w0 - h) - 2 F(w0) =
+/// h^2 int_0^1 (1 - t)(F''(w0 + t h) + F''(w0 - t h)) dt is at most h_max^2 sup |F''| over the disk
+/// |z - w0| <= h_max; by Cauchy's estimate on the circle |z - w0| = rho = w0/2 (inside Re z > 0,
+/// where F is analytic), sup |F''| <= 2 M / (rho - h_max)^2 with M = max |F| on the circle:
+/// |z| <= 1.5 w0 there, |F| = |K| |z|^s for C, and |F| = |z|^n |sigma E(z) + kappa0| with
+/// |E(z)| <= |log z| e^(|eps log z|), |log z| <= max|log|z|| + pi/6, for C'. `None` without the
+/// inputs in double-double or when a guard fails (the route then declines).
+fn from_inputs(
     inp: &Inputs,
     n: usize,
-    eps: f64,
-    eps_abs: f64,
+    eps: (f64, f64),
     kappa0: (f64, f64),
 ) -> Option<(f64, f64, f64)> {
-    let (a, b) = (inp.term.a, inp.term.b);
+    let typed = inp.typed?;
     let InputsDd {
         a: a_dd,
         b: b_dd,
         kappa,
-    } = inp.typed?;
+    } = typed;
+    let (a, b) = (inp.term.a, inp.term.b);
     let half = |d: Dd| Dd {
         hi: 0.5 * d.hi,
         lo: 0.5 * d.lo,
         err: 0.5 * d.err,
     };
     let s = exact_s(inp)?;
-    let (roots, s) = if a == 0.0 {
-        (vec![b_dd.mul(kappa).mul(kappa)], half(s))
-    } else if b == 0.0 {
-        (vec![a_dd.mul(kappa)], s)
-    } else {
-        let y = a_dd.mul(a_dd).sub(b_dd.mul(Dd::exact(4.0))).sqrt()?;
+    if a == 0.0 {
+        return real_roots(inp, n, eps, kappa0, &[b_dd.mul(kappa).mul(kappa)], half(s));
+    }
+    if b == 0.0 {
+        return real_roots(inp, n, eps, kappa0, &[a_dd.mul(kappa)], s);
+    }
+    let disc = a_dd.mul(a_dd).sub(b_dd.mul(Dd::exact(4.0)));
+    if disc.abs_lower() > 0.0 {
+        if disc.hi < 0.0 {
+            let y = disc.neg().sqrt()?;
+            return polar_pair(inp, n, eps, kappa0, typed, y);
+        }
+        let y = disc.sqrt()?;
         let sum = a_dd.add(y);
         let w2 = b_dd.mul(Dd::exact(2.0)).div(sum)?.mul(kappa);
-        (vec![half(sum.mul(kappa)), w2], s)
-    };
+        return real_roots(inp, n, eps, kappa0, &[half(sum.mul(kappa)), w2], s);
+    }
+    // the double root, and the bound on the pair's departure from it
+    let w0 = half(a_dd.mul(kappa));
+    let (v, e, scale) = real_roots(inp, n, eps, kappa0, &[w0, w0], s)?;
+    let w0_lo = w0.abs_lower();
+    let w0_hi = w0.abs() + w0.err;
+    let h_max = 0.5 * (kappa.abs() + kappa.err) * (disc.abs() + disc.err).sqrt() * (1.0 + 4.0 * U);
+    let rho = 0.5 * w0_lo;
+    if h_max.is_nan() || h_max >= 0.5 * rho {
+        return None;
+    }
+    let z = 1.5 * w0_hi * (1.0 + 2.0 * U);
+    let nf = n as f64;
+    let k0 = kappa0.0.abs() + kappa0.1;
+    let m = if inp.merged {
+        // |eps| <= 0.05 and sigma <= 1.01 on this route ([`MergedParts::new`])
+        let log_z = (0.5 * w0_lo).ln().abs().max(z.ln().abs()) * 1.01 + PI / 6.0 + 1e-10;
+        z.powf(nf) * (1.01 * log_z * (0.05 * log_z).exp() + k0)
+    } else {
+        // |s - n| <= 1/2
+        k0 * z.powf(nf - 0.5).max(z.powf(nf + 0.5))
+    } * (1.0 + 8.0 * LIBM_REL);
+    let departure = h_max * h_max * 2.0 * m / ((rho - h_max) * (rho - h_max)) * 1.01;
+    let err = e + departure;
+    err.is_finite().then_some((v, err, scale))
+}
+
+/// sum_i psi(w_i)/(-1)^n over real roots (Lemma F4; `roots` in double-double from the typed
+/// inputs, `s` = 1/p of the reduced problem). For C (Lemma F1) each K w^s = K w^n e^(eps log w)
+/// has the same sign, so their relative errors hold for the sum, and log w is needed in double
+/// precision only; for C' (Lemma F2) each w^n Q(w) is a double-double product
+/// ([`MergedParts::q`]) and so is the sum (the two can cancel). `None` when a guard fails.
+fn real_roots(
+    inp: &Inputs,
+    n: usize,
+    (eps, eps_abs): (f64, f64),
+    kappa0: (f64, f64),
+    roots: &[Dd],
+    s: Dd,
+) -> Option<(f64, f64, f64)> {
     let mut scale = 0.0;
     if !inp.merged {
         let (mut mags, mut mag_err) = (0.0, 0.0);
-        for &w in &roots {
+        for &w in roots {
             let wn = power(w, n)?;
             // log w in double: LIBM_REL, and w's own relative error (first order; 1.01)
             let l = w.value().ln();
@@ -512,7 +321,7 @@ fn real_roots(
     let parts = MergedParts::new(n, s, inp)?;
     let mut acc = Dd::exact(0.0);
     let mut moved = 0.0;
-    for &w in &roots {
+    for &w in roots {
         let wn = power(w, n)?;
         let lw = ln(w)?;
         let z = Complex {
@@ -674,21 +483,17 @@ impl MergedParts {
 fn polar_pair(
     inp: &Inputs,
     n: usize,
-    eps: f64,
-    eps_abs: f64,
+    (eps, eps_abs): (f64, f64),
     kappa0: (f64, f64),
+    typed: InputsDd,
+    y: Dd,
 ) -> Option<(f64, f64, f64)> {
     let (a, b) = (inp.term.a, inp.term.b);
     let InputsDd {
         a: a_dd,
         b: b_dd,
         kappa,
-    } = inp.typed?;
-    if !(a > 0.0 && b > 0.0) {
-        return None;
-    }
-    // Y^2 = 4B - A^2 and Y in double-double
-    let y = b_dd.mul(Dd::exact(4.0)).sub(a_dd.mul(a_dd)).sqrt()?;
+    } = typed;
     // theta: a double guess (the arctangent-free `arg`, within 30u) corrected once
     let theta0 = arg(a, y.value()).0;
     if !(theta0 > 0.0 && theta0 < 1.6) {
@@ -785,96 +590,6 @@ fn arg(x: f64, y: f64) -> (f64, f64) {
     }
     let theta = 8.0 * sum;
     (theta, 30.0 * U * theta + 8.0 * 1e-30 * z)
-}
-
-/// Re psi(w)·(-1)^n = Re (w^n [sigma E(w) + kappa0]) for w = x + i y, x > 0, y >= 0 (y = 0: a real
-/// root, E = (w^eps - 1)/eps), with an error
-/// bound and |w|^s rounded up. log w = L + i theta, L = log|w| = log(x^2 + y^2)/2 (LIBM_REL and
-/// the 1.5u of the sum of squares, halved), theta by [`arg`]; w^eps - 1 =
-/// expm1(eps L) cos(eps theta) - 2 sin^2(eps theta/2) + i e^(eps L) sin(eps theta), each factor
-/// with sin's and expm1's LIBM_REL and its argument's absolute error times the derivative bound
-/// (e^|a| for expm1(a), 1 for sin, |b| for cos b - 1); w^n by n - 1 complex products, each
-/// within sqrt(5) u of the exact one in modulus.
-///
-/// The returned |w|^s is |w|^n e^(eps L) with the exponent's error, rounded up.
-#[allow(clippy::too_many_arguments)]
-fn psi_at_complex(
-    x: f64,
-    y: f64,
-    n: usize,
-    eps: f64,
-    eps_abs: f64,
-    sigma: f64,
-    kappa0: (f64, f64),
-) -> Result<(f64, f64, f64), Declined> {
-    let m2 = x * x + y * y;
-    let l = 0.5 * m2.ln();
-    let l_err = LIBM_REL * l.abs() + 1.5 * U * 1.01;
-    let (theta, theta_err) = arg(x, y);
-    // w^n
-    let (mut re, mut im) = (1.0, 0.0);
-    for _ in 0..n {
-        let (a, b) = (re * x - im * y, re * y + im * x);
-        re = a;
-        im = b;
-    }
-    if !(re.is_finite() && im.is_finite()) || (re == 0.0 && im == 0.0) {
-        return Err(Declined::OutOfRange);
-    }
-    // |w|^n from m2 for the bound: (x^2 + y^2)^(n/2) rounded up
-    let wn_abs = (0.5 * n as f64 * m2.ln()).exp() * (1.0 + 1e-12);
-    let wn_err = wn_abs * (n as f64) * 5f64.sqrt() * U * 1.01;
-    // a = eps L and b = eps theta with their errors: eps's own (relative eps_rel), L's and
-    // theta's, and one rounding each
-    let eps_rel = if eps == 0.0 { 0.0 } else { eps_abs / eps.abs() };
-    let (a, b) = (eps * l, eps * theta);
-    let a_err = a.abs() * (eps_rel + U) + eps.abs() * l_err;
-    let b_err = b.abs() * (eps_rel + U) + eps.abs() * theta_err;
-    // |w|^s = |w|^n e^(eps L) <= wn_abs e^(a + a_err), rounded up
-    let ws = wn_abs * (a + a_err * 1.01).exp() * (1.0 + 4.0 * LIBM_REL);
-    // E = (w^eps - 1)/eps, or log w at eps = 0
-    let (e_re, e_im, e_err) = if eps == 0.0 {
-        (l, theta, l_err + theta_err)
-    } else {
-        if a.abs() > 30.0 {
-            return Err(Declined::OutOfRange);
-        }
-        let em = a.exp_m1();
-        let sb = b.sin();
-        let sh = (0.5 * b).sin();
-        let cm1 = -2.0 * sh * sh; // cos b - 1
-        let cb = 1.0 + cm1;
-        // first-order moves: |d expm1(a)| <= e^|a| |da|, |d sin| <= |db|, |d(cos - 1)| <= |b| |db|
-        let em_err = em.abs() * LIBM_REL + a.abs().exp() * 1.01 * a_err;
-        let sb_err = sb.abs() * LIBM_REL + b_err;
-        let cm1_err = cm1.abs() * (2.0 * LIBM_REL + 4.0 * U) + b.abs() * b_err;
-        let re_num = em * cb + cm1;
-        let im_num = (1.0 + em) * sb;
-        let num_err = em_err * cb.abs()
-            + em.abs() * cm1_err
-            + cm1_err
-            + sb_err * (1.0 + em.abs())
-            + sb.abs() * em_err
-            + 4.0 * U * (re_num.abs() + im_num.abs());
-        let (er, ei) = (re_num / eps, im_num / eps);
-        let err = (num_err + (eps_rel + U) * (re_num.abs() + im_num.abs())) / eps.abs();
-        (er, ei, err * (1.0 + 1e-6))
-    };
-    // inner = sigma E + kappa0
-    let sigma_err = kappa0.1 * eps.abs();
-    let (in_re, in_im) = (sigma * e_re + kappa0.0, sigma * e_im);
-    let in_abs = in_re.abs() + in_im.abs();
-    let in_err = sigma * e_err
-        + sigma_err * (e_re.abs() + e_im.abs())
-        + kappa0.1
-        + 3.0 * U * (sigma * (e_re.abs() + e_im.abs()) + in_abs);
-    // Re (w^n inner)
-    let v = re * in_re - im * in_im;
-    let err = (wn_abs * in_err
-        + wn_err * in_abs
-        + 2.0 * U * (re.abs() * in_re.abs() + im.abs() * in_im.abs()))
-        * (1.0 + 1e-6);
-    Ok((v, err, ws))
 }
 
 /// int_0^L0 g(x) dx with an error bound of about `tol` or less.

@@ -102,9 +102,6 @@ pub struct RouteOptions {
     /// Power law: take the constant C from the finite-part route (docs/MATH.md §4.8) wherever it
     /// applies, not only beyond every double depth, so tests can compare it with the series route.
     pub finite_part: bool,
-    /// Finite-part route: evaluate the roots' terms in double precision with Lemma F3's bounds
-    /// instead of from the inputs in double-double (Lemma F4), so tests can compare the two.
-    pub finite_part_doubles: bool,
 }
 
 impl Default for RouteOptions {
@@ -114,7 +111,6 @@ impl Default for RouteOptions {
             direct_max: DIRECT_MAX,
             exponential_direct: false,
             finite_part: false,
-            finite_part_doubles: false,
         }
     }
 }

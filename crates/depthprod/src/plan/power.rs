@@ -290,8 +290,7 @@ impl PowerPlan {
             } else {
                 p_exact.sub(&Exact::from_f64(term.p)).to_f64()
             },
-            // without them the finite part takes its roots in doubles (Lemma F3)
-            typed: typed.filter(|_| !route.finite_part_doubles),
+            typed,
         };
         plan.below_m = plan.compute_below_m();
         plan.far = plan.far_constant();
