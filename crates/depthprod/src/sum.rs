@@ -6,8 +6,9 @@ pub(crate) const U: f64 = f64::EPSILON / 2.0;
 /// The one assumption the crate makes about its elementary functions: `ln`, `exp`, `exp_m1`,
 /// `ln_1p`, `powf` and `sin` return a result within one ulp of the exact value (relative error at
 /// most 2u = 2^-52) on every platform it runs on (the platform's libm natively, Rust's `libm` port
-/// of musl on wasm32); `sqrt` and `mul_add` are correctly rounded by IEEE 754. Every slack factor
-/// of the core's bounds that covers an elementary function is a multiple of this (docs/MATH.md
+/// of musl on wasm32); `sqrt` is correctly rounded by IEEE 754 (the core uses no fused
+/// multiply-add). Every slack factor of the core's bounds that covers an elementary function is a
+/// multiple of this (docs/MATH.md
 /// §5.7). `crates/depthprod/tests/libm_accuracy.rs` (native) and
 /// `crates/depthprod-wasm/tests/libm_accuracy.rs` (wasm32, in node) measure the worst error of
 /// each over the arguments the core uses against a double-double reference and fail if it exceeds
