@@ -243,6 +243,66 @@ fn every_family() {
             );
         }
     }
+    finite_part_rows();
+}
+
+/// The constant C of the finite-part route (docs/MATH.md §4.8, Lemma F4: the roots' terms from the
+/// inputs in double-double) where it is hardest: near a sign change of C (complex roots, C 10^4
+/// times smaller than its parts), at a double root, and typed as decimals (residuals included).
+fn finite_part_rows() {
+    use depthprod::{Limit, Number, ParamsInput, VarianceInput};
+    println!("\nthe finite part's constant C in double-double: the limit with its preparation");
+    let rows: [(&str, [&str; 4]); 4] = [
+        (
+            "near a sign change, complex roots",
+            [
+                "2.07943300129112",
+                "6.611850894554456",
+                "0.4140923243357501",
+                "0.07",
+            ],
+        ),
+        (
+            "near a sign change, C' (q near 2/n)",
+            [
+                "1.069315548294458",
+                "1.3700413964730669",
+                "0.0012994811002209016",
+                "0.5003662657162936",
+            ],
+        ),
+        ("a double root (A^2 = 4B)", ["2", "1", "0.001", "0.05"]),
+        (
+            "typed decimals, complex roots",
+            ["2.0794", "6.6119", "0.4141", "0.07"],
+        ),
+    ];
+    for (name, [a, b, c, q]) in rows {
+        let input = ParamsInput {
+            family: Family::Unscaled,
+            a: Number::Text(a.into()),
+            b: Number::Text(b.into()),
+            variance: VarianceInput::Power {
+                c: Number::Text(c.into()),
+                q: Some(Number::Text(q.into())),
+                eps: None,
+            },
+        };
+        let t = time_per_call(|| {
+            black_box(
+                Plan::from_input(black_box(&input))
+                    .unwrap()
+                    .limit()
+                    .unwrap(),
+            );
+        });
+        let width = match Plan::from_input(&input).unwrap().limit().unwrap() {
+            Limit::Divergent { divergence } => divergence.constant.map(|k| k.relative_width()),
+            Limit::Finite { .. } => None,
+        };
+        let width = width.map_or("none".to_string(), |w| format!("{w:.1e}"));
+        println!("  {name:<38} {t:>10.2?}   relative width {width}");
+    }
 }
 
 /// A 10^6-entry measured list: the plan sums every layer once and keeps a checkpoint every 64;

@@ -517,13 +517,35 @@ impl From<&str> for Number {
     }
 }
 
-/// A parameter resolved: the double the core computes with, the exact value it stands for, and
-/// |exact - double| (0 when the double is the exact value).
+/// A parameter resolved: the double the core computes with, the exact value it stands for,
+/// |exact - double| rounded up (0 when the double is the exact value), and exact - double
+/// correctly rounded (the double-double residual; within u of itself).
 #[derive(Debug, Clone)]
 pub struct Resolved {
     pub value: f64,
     pub exact: Exact,
     pub rounding: f64,
+    pub residual: f64,
+}
+
+impl Resolved {
+    /// `value` standing for `exact`, with the distance and residual computed once.
+    pub fn of(value: f64, exact: Exact) -> Resolved {
+        let d = exact.sub(&Exact::from_f64(value));
+        let (rounding, residual) = if d.signum() == 0 {
+            (0.0, 0.0)
+        } else {
+            // correctly rounded, so at most a factor (1 + u) below the truth; next_up covers it
+            let r = d.to_f64();
+            (crate::enclosure::next_up(r.abs()), r)
+        };
+        Resolved {
+            value,
+            exact,
+            rounding,
+            residual,
+        }
+    }
 }
 
 impl Number {
@@ -539,6 +561,7 @@ impl Number {
                     value: *x,
                     exact: Exact::from_f64(*x),
                     rounding: 0.0,
+                    residual: 0.0,
                 })
             }
             Number::Text(text) => {
@@ -556,12 +579,7 @@ impl Number {
                 if !value.is_finite() {
                     return Err(Error::NotFinite { name });
                 }
-                let rounding = exact.distance_to(value);
-                Ok(Resolved {
-                    value,
-                    exact,
-                    rounding,
-                })
+                Ok(Resolved::of(value, exact))
             }
         }
     }

@@ -233,15 +233,6 @@ impl ExactInputs {
     }
 }
 
-/// The exact value minus the double, correctly rounded (0 when the double is exact).
-fn residual(r: &crate::exact::Resolved) -> f64 {
-    if r.rounding == 0.0 {
-        0.0
-    } else {
-        r.exact.sub(&Exact::from_f64(r.value)).to_f64()
-    }
-}
-
 fn relative(r: &crate::exact::Resolved) -> f64 {
     if r.rounding == 0.0 {
         0.0
@@ -275,8 +266,8 @@ impl ParamsInput {
             rel_lambda: 0.0,
             q: None,
             q_is_double: false,
-            lo_a: residual(&a),
-            lo_b: residual(&b),
+            lo_a: a.residual,
+            lo_b: b.residual,
             lo_c: 0.0,
         };
         let variance = match &self.variance {
@@ -284,7 +275,7 @@ impl ParamsInput {
                 let c = c.resolve("c")?;
                 check_exact("c", &c, C_RANGE)?;
                 inputs.rel_c = relative(&c);
-                inputs.lo_c = residual(&c);
+                inputs.lo_c = c.residual;
                 let q_resolved = match (q, eps) {
                     // resolve gives q's double and its distance already (0 for a double, without
                     // converting its ~60-digit decimal back)
@@ -293,11 +284,7 @@ impl ParamsInput {
                         let eps = eps.resolve("eps")?;
                         let exact = Exact::int(2).sub(&eps.exact);
                         let value = exact.to_f64();
-                        crate::exact::Resolved {
-                            value,
-                            rounding: exact.distance_to(value),
-                            exact,
-                        }
+                        crate::exact::Resolved::of(value, exact)
                     }
                     _ => return Err(Error::QOrEps),
                 };
@@ -603,6 +590,7 @@ mod tests {
                         value: x,
                         exact: Exact::from_f64(x),
                         rounding: 0.0,
+                        residual: 0.0,
                     };
                     agrees(&fast, (lo, hi));
                     checked += 1;

@@ -39,23 +39,28 @@ pub(super) struct Inputs<'a> {
     pub delta: f64,
     /// C' = C + c_n/d_n (a log-like term, or d_n = 0) when true, else C (Lemma F1 at general s).
     pub merged: bool,
-    /// The exact p minus `term.p`, correctly rounded (0 when p is a double).
-    pub p_lo: f64,
     /// A, B and kappa in double-double from the exact inputs, when known.
     pub typed: Option<InputsDd>,
 }
 
-/// The typed A, B (their doubles plus the correctly rounded residuals, each within u of itself)
-/// and kappa = c^(-1/2) from the exact c, in double-double.
+/// The typed A, B (their doubles plus the correctly rounded residuals, each within u of itself),
+/// kappa = c^(-1/2) from the exact c, and the exact p, in double-double.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct InputsDd {
     pub a: Dd,
     pub b: Dd,
     pub kappa: Dd,
+    pub p: Dd,
 }
 
 impl InputsDd {
-    pub(super) fn new(inputs: &crate::params::ExactInputs, a: f64, b: f64, kappa: Dd) -> InputsDd {
+    pub(super) fn new(
+        inputs: &crate::params::ExactInputs,
+        a: f64,
+        b: f64,
+        kappa: Dd,
+        p: Dd,
+    ) -> InputsDd {
         let dd = |hi: f64, lo: f64| Dd {
             hi,
             lo,
@@ -65,6 +70,7 @@ impl InputsDd {
             a: dd(a, inputs.lo_a),
             b: dd(b, inputs.lo_b),
             kappa,
+            p,
         }
     }
 }
@@ -131,8 +137,9 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
 
     // The Euler-Maclaurin pieces and the integral of g over (0, L0]. The integral needs no more
     // accuracy than a small fraction of the error Psi already carries (at most 2^-10 of it, so the
-    // width grows by under 0.1%), and never more than 2^-66 absolute: in the corner (roots ~1e3,
-    // s = 40) Psi's rounding dwarfs the whole integral, which is then enclosed by its bound alone.
+    // width grows by under 0.1%), nor than 2^-60 of its own size (the head's rounding is already
+    // about u of its size), and never more than 2^-66 absolute: in the corner (roots ~1e3, s = 40)
+    // Psi's rounding dwarfs the whole integral, which is then enclosed by its bound alone.
     let (int_v, int_e) = integral_to(t, inp.l0, (psi_e * 2f64.powi(-10)).max(2f64.powi(-66)));
     let ((g0, g0e), (e0, e0e), rem) = inp.start;
     let mut acc = Accumulator::new();
@@ -229,6 +236,7 @@ fn from_inputs(
         a: a_dd,
         b: b_dd,
         kappa,
+        ..
     } = typed;
     let (a, b) = (inp.term.a, inp.term.b);
     let half = |d: Dd| Dd {
@@ -358,15 +366,9 @@ fn cos_sin(phase: Dd) -> Option<(Dd, Dd)> {
     })
 }
 
-/// s = 1/p_exact in double-double: p = hi + lo with lo the correctly rounded residual (within
-/// u |lo|).
+/// s = 1/p_exact in double-double (p from [`InputsDd`]).
 fn exact_s(inp: &Inputs) -> Option<Dd> {
-    let p = Dd {
-        hi: inp.term.p,
-        lo: inp.p_lo,
-        err: U * inp.p_lo.abs(),
-    };
-    Dd::exact(1.0).div(p)
+    Dd::exact(1.0).div(inp.typed?.p)
 }
 
 /// m^n in double-double; `None` unless finite and clearly positive.
@@ -469,7 +471,7 @@ impl MergedParts {
 /// to about 1e-29 absolute. theta corrects a double guess theta0: A sin theta0 - Y cos theta0 =
 /// 2 sqrt(B) sin(theta0 - theta) exactly, so theta = theta0 - asin(D/(2 sqrt B)) with D in
 /// double-double and |asin x - x| <= |x|^3 for |x| <= 1/2. s = 1/p from p in double-double
-/// (`p_lo`, the exact p's residual, within u of itself); the phase is reduced by k pi/2 in
+/// ([`InputsDd`]); the phase is reduced by k pi/2 in
 /// double-double, and cos(k pi/2 + r) is +-cos r or +-sin r. For C, cos r and sin r are doubles
 /// within LIBM_REL and the move of r, and |w|^s = |w|^n e^(eps log|w|) (errors relative to Psi);
 /// for C', log|w|, sin and cos of the reduced n theta, (e^x - 1)/x and the bracket are all
@@ -493,6 +495,7 @@ fn polar_pair(
         a: a_dd,
         b: b_dd,
         kappa,
+        ..
     } = typed;
     // theta: a double guess (the arctangent-free `arg`, within 30u) corrected once
     let theta0 = arg(a, y.value()).0;
@@ -610,6 +613,7 @@ fn integral_to(t: &PowerTerm, l0: f64, tol: f64) -> (f64, f64) {
     // products one ulp each; all far below 1e-10 relative
     let big_g = (alpha + beta).ln_1p();
     let whole = (l0 * big_g + 2.0 * p) * (1.0 + 1e-10);
+    let tol = tol.max(2f64.powi(-60) * whole);
     if 0.5 * whole <= tol {
         return (0.5 * whole, 0.5 * whole);
     }

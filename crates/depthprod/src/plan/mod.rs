@@ -125,14 +125,20 @@ impl Plan {
                     p: 1.0,
                     p_err: 0.0,
                 };
-                let mut plan = PowerPlan::new(
+                let plan = PowerPlan::new(
                     term,
                     &Exact::int(1),
                     None,
-                    Some(finite_part::InputsDd::new(&inputs, a, b, Dd::exact(1.0))),
+                    Some(finite_part::InputsDd::new(
+                        &inputs,
+                        a,
+                        b,
+                        Dd::exact(1.0),
+                        Dd::exact(1.0),
+                    )),
                     route,
+                    inputs.rel_a.max(inputs.rel_b),
                 );
-                plan.account_for_inputs(inputs.rel_a.max(inputs.rel_b));
                 Engine::Power(Box::new(plan))
             }
             (Variance::Power { c, q }, family) => {
@@ -153,9 +159,41 @@ impl Plan {
                 let p = p_dyadic
                     .and_then(Dyadic::to_f64)
                     .unwrap_or_else(|| p_exact.to_f64());
-                let p_err = p_dyadic
-                    .and_then(|d| d.distance_to(p))
-                    .unwrap_or_else(|| p_exact.distance_to(p));
+                // p_exact - p: by TwoSum when q is a double (extra + q/2 with q/2 exact; the sum's
+                // rounding is exactly the residual), else from the exact p, correctly rounded
+                let half_q = 0.5 * *q;
+                let (sum, low) = {
+                    let s = extra + half_q;
+                    let bb = s - extra;
+                    (s, (extra - (s - bb)) + (half_q - bb))
+                };
+                let (p_err, p_dd) = match p_dyadic.and_then(|d| d.distance_to(p)) {
+                    Some(err) if sum == p => (
+                        err,
+                        Dd {
+                            hi: p,
+                            lo: low,
+                            err: 0.0,
+                        },
+                    ),
+                    _ => {
+                        let d = p_exact.sub(&Exact::from_f64(p));
+                        if d.signum() == 0 {
+                            (0.0, Dd::exact(p))
+                        } else {
+                            let r = d.to_f64();
+                            let err = crate::enclosure::next_up(r.abs());
+                            (
+                                err,
+                                Dd {
+                                    hi: p,
+                                    lo: r,
+                                    err: U * r.abs(),
+                                },
+                            )
+                        }
+                    }
+                };
                 let kappa = 1.0 / c.sqrt();
                 // 1/sqrt(c) rounds twice (2u) unless c = 1; a typed c that is not a double adds
                 // rel_c/2 (kappa = c^(-1/2)), plus second order.
@@ -177,9 +215,15 @@ impl Plan {
                 }
                 .sqrt()
                 .and_then(|r| Dd::exact(1.0).div(r))
-                .map(|kappa| finite_part::InputsDd::new(&inputs, a, b, kappa));
-                let mut plan = PowerPlan::new(term, &p_exact, p_dyadic, typed, route);
-                plan.account_for_inputs(inputs.rel_a.max(inputs.rel_b));
+                .map(|kappa| finite_part::InputsDd::new(&inputs, a, b, kappa, p_dd));
+                let plan = PowerPlan::new(
+                    term,
+                    &p_exact,
+                    p_dyadic,
+                    typed,
+                    route,
+                    inputs.rel_a.max(inputs.rel_b),
+                );
                 Engine::Power(Box::new(plan))
             }
             (Variance::Exponential { c, lambda }, family) => {

@@ -64,9 +64,6 @@ pub(super) struct PowerPlan {
     pub(super) far: Option<Result<FarConstant, Declined>>,
     /// [`RouteOptions::finite_part`].
     pub(super) force_finite_part: bool,
-    /// The exact p minus `term.p`, correctly rounded (0 when p is a double): p in double-double
-    /// for the finite part's phase s arg w.
-    pub(super) p_lo: f64,
     /// A, B and kappa in double-double (see [`PowerPlan::new`]).
     pub(super) typed: Option<InputsDd>,
 }
@@ -94,6 +91,7 @@ impl PowerPlan {
         p_dyadic: Option<Dyadic>,
         typed: Option<InputsDd>,
         route: RouteOptions,
+        delta: f64,
     ) -> PowerPlan {
         let p = term.p;
         let zero = term.a == 0.0 && term.b == 0.0;
@@ -270,7 +268,7 @@ impl PowerPlan {
             side,
             gap,
             abs_coef,
-            delta: 0.0,
+            delta,
             suffix,
             z_m,
             z_m_shift,
@@ -285,16 +283,16 @@ impl PowerPlan {
             zero,
             far: None,
             force_finite_part: route.finite_part,
-            p_lo: if term.p_err == 0.0 {
-                0.0
-            } else {
-                p_exact.sub(&Exact::from_f64(term.p)).to_f64()
-            },
             typed,
         };
         plan.below_m = plan.compute_below_m();
+        // the finite-part route bounds the typed inputs' effect itself (finite_part, Lemma F3);
+        // the series route's V moves by at most `input_error`
         plan.far = plan.far_constant();
         plan.infinity = plan.value_at_infinity();
+        if plan.far.is_none() && delta > 0.0 {
+            plan.infinity.1 += plan.input_error(delta);
+        }
         if !plan.divergent && !plan.zero && plan.m <= BEYOND_DEPTHS {
             plan.direct_tail = direct_tail(&head, plan.l0 as usize);
             plan.beyond_l0 = plan.compute_beyond_l0();
@@ -429,7 +427,6 @@ impl PowerPlan {
             d,
             delta: self.delta,
             merged,
-            p_lo: self.p_lo,
             typed: self.typed,
         };
         Some(finite_part::merged_constant(&inputs).map(|(v, e, scale)| {
@@ -529,25 +526,6 @@ impl PowerPlan {
             err += grow(i, delta) * self.abs_coef[i] * (z.abs() + ze);
         }
         err * (1.0 + 4.0 * U)
-    }
-
-    /// Takes typed A and B that are off their doubles by relative amounts at most `delta` into
-    /// V, C and the growth numbers (see [`Self::input_error`]).
-    pub(super) fn account_for_inputs(&mut self, delta: f64) {
-        if delta == 0.0 {
-            return;
-        }
-        self.delta = delta;
-        if self.far.is_some() {
-            // the finite-part route bounds the inputs' effect itself (finite_part, Lemma F3)
-            self.far = self.far_constant();
-            self.infinity = self.value_at_infinity();
-        } else {
-            self.infinity.1 += self.input_error(delta);
-        }
-        self.divergence = self.compute_divergence();
-        // the typed inputs may have taken the series route's constant past the goal
-        self.prefer_finite_part();
     }
 
     /// The growth class with its certified numbers (see [`crate::Growth`]).
