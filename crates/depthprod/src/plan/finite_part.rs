@@ -264,7 +264,9 @@ fn from_inputs(
     }
     // the double root, and the bound on the pair's departure from it
     let w0 = half(a_dd.mul(kappa));
-    let (v, e, scale) = real_roots(inp, n, eps, kappa0, &[w0, w0], s)?;
+    // (one root's terms doubled: exact in binary)
+    let (v, e, scale) = real_roots(inp, n, eps, kappa0, &[w0], s)?;
+    let (v, e, scale) = (2.0 * v, 2.0 * e, 2.0 * scale);
     let w0_lo = w0.abs_lower();
     let w0_hi = w0.abs() + w0.err;
     let h_max = 0.5 * (kappa.abs() + kappa.err) * (disc.abs() + disc.err).sqrt() * (1.0 + 4.0 * U);
@@ -305,17 +307,7 @@ fn real_roots(
     if !inp.merged {
         let (mut mags, mut mag_err) = (0.0, 0.0);
         for &w in roots {
-            let wn = power(w, n)?;
-            // log w in double: LIBM_REL, and w's own relative error (first order; 1.01)
-            let l = w.value().ln();
-            let l_err = LIBM_REL * l.abs() + (w.err / w.abs_lower() + U) * 1.01;
-            let a_exp = eps * l;
-            if a_exp.abs() > 30.0 {
-                return None;
-            }
-            let a_err = U * a_exp.abs() + eps.abs() * l_err + eps_abs * (l.abs() + l_err);
-            let rel = (wn.err / wn.abs_lower() + U) + LIBM_REL + 1.01 * a_err + 2.0 * U;
-            let mag = wn.value() * a_exp.exp();
+            let (mag, rel) = power_s(w, n, (eps, eps_abs))?;
             mags += mag;
             mag_err += mag * rel;
         }
@@ -369,6 +361,22 @@ fn cos_sin(phase: Dd) -> Option<(Dd, Dd)> {
 /// s = 1/p_exact in double-double (p from [`InputsDd`]).
 fn exact_s(inp: &Inputs) -> Option<Dd> {
     Dd::exact(1.0).div(inp.typed?.p)
+}
+
+/// |w|^s = |w|^n e^(eps log|w|) for s = n + eps (eps within eps_abs) as a double with its relative
+/// error: |w|^n in double-double, log|w| within LIBM_REL and w's own relative error (first order;
+/// 1.01), e^a within LIBM_REL and its argument's move. `None` past |eps log|w|| = 30.
+fn power_s(w: Dd, n: usize, (eps, eps_abs): (f64, f64)) -> Option<(f64, f64)> {
+    let wn = power(w, n)?;
+    let l = w.value().ln();
+    let l_err = LIBM_REL * l.abs() + (w.err / w.abs_lower() + U) * 1.01;
+    let a_exp = eps * l;
+    if a_exp.abs() > 30.0 {
+        return None;
+    }
+    let a_err = U * a_exp.abs() + eps.abs() * l_err + eps_abs * (l.abs() + l_err);
+    let rel = (wn.err / wn.abs_lower() + U) + LIBM_REL + 1.01 * a_err + 2.0 * U;
+    Some((wn.value() * a_exp.exp(), rel))
 }
 
 /// m^n in double-double; `None` unless finite and clearly positive.
@@ -522,24 +530,11 @@ fn polar_pair(
     let s = exact_s(inp)?;
     // |w| = kappa sqrt(B) and |w|^n, in double-double
     let m = b_dd.sqrt()?.mul(kappa);
-    let wn = power(m, n)?;
-    let wn_lo = wn.abs_lower();
-    let wn_hi = wn.abs() + wn.err;
     if !inp.merged {
         let (cos_dd, _) = cos_sin(s.mul(theta))?;
         // the double nearest hi + lo: within u of it
         let (cos_phase, cos_err) = (cos_dd.value(), cos_dd.err + U * cos_dd.value().abs());
-        let wn_rel = (wn.err + U * wn.value().abs()) / wn_lo;
-        // |w|^eps = e^(eps L), L = log|w| (LIBM_REL, and m's own relative error), eps within eps_abs
-        let l = m.value().ln();
-        let l_err = LIBM_REL * l.abs() + (m.err / m.abs_lower() + U) * 1.01;
-        let a_exp = eps * l;
-        if a_exp.abs() > 30.0 {
-            return None;
-        }
-        let a_err = U * a_exp.abs() + eps.abs() * l_err + eps_abs * (l.abs() + l_err);
-        let mag_rel = wn_rel + LIBM_REL + 1.01 * a_err + 2.0 * U;
-        let mag = wn.value() * a_exp.exp();
+        let (mag, mag_rel) = power_s(m, n, (eps, eps_abs))?;
         let (k0, k0_err) = kappa0;
         let v = 2.0 * k0 * mag * cos_phase;
         let k_hi = k0.abs() + k0_err;
@@ -550,6 +545,8 @@ fn polar_pair(
             .is_finite()
             .then_some((v, err, 2.0 * mag_hi * (1.0 + 2.0 * U)));
     }
+    let wn = power(m, n)?;
+    let wn_hi = wn.abs() + wn.err;
     let l = ln(m)?;
     let MergedQ { q, d_q, eps } = MergedParts::new(n, s, inp)?.q(Complex { re: l, im: theta })?;
     let (cos_n, sin_n) = cos_sin(Dd::exact(n as f64).mul(theta))?;
