@@ -243,6 +243,31 @@ impl PowerTerm {
         self.log_integral_with(a, b, 2f64.powi(-46) * floor, &[3.0])
     }
 
+    /// int_lo^hi g for 0 < lo < hi by whole panels [lo r^j, lo r^(j+1)] (r =
+    /// [`Self::panel_ratio`]) and a last shorter one up to hi, each with the fewest Gauss points
+    /// whose bound is at most `target` (24 at most, with its bound): (value, error bound), the
+    /// panels' roundings, quadrature bounds and end terms summed (see [`Self::log_integral`]).
+    /// The whole panels share their nodes' e^s and e^(-p s) ([`WholePanels`]): one `ln_1p` per
+    /// node.
+    pub(crate) fn integral_by_panels(&self, lo: f64, hi: f64, target: f64) -> (f64, f64) {
+        let whole = WholePanels::new(self);
+        let mut acc = Accumulator::new();
+        let mut err = 0.0;
+        let mut a = lo;
+        while a < hi {
+            let b = a * whole.ratio;
+            let (v, e) = if b <= hi {
+                whole.integral_to_target(self, a, b, target)
+            } else {
+                self.log_integral(a, hi, target)
+            };
+            acc.add(v, 0.0);
+            err += e;
+            a = b;
+        }
+        (acc.value(), acc.error() + err * (1.0 + 1e-10))
+    }
+
     /// int_lo^hi g for 0 < lo < hi, in the variable s = log(l / lo):
     /// int_lo^hi g(l) dl = int_0^S f(s) ds, f(s) = lo e^s g(lo e^s), S = log(hi / lo),
     /// by the Gauss-Legendre rule with the fewest points whose error bound is below `target`
@@ -399,12 +424,17 @@ impl WholePanels {
 
     /// int_a^b g over a whole panel (see [`PowerTerm::panel_integral`] for the target).
     fn integral(&self, term: &PowerTerm, a: f64, b: f64) -> (f64, f64) {
-        debug_assert!(self.is_whole(a, b));
-        let h = 0.5 * self.s_len;
         let (gb, gbe) = term.g(b);
         // (1 - 4u): the product's and subtraction's roundings, so this stays a lower bound
         let floor = ((b - a) * (gb - gbe)).max(0.0) * (1.0 - 4.0 * U);
-        let target = 2f64.powi(-46) * floor;
+        self.integral_to_target(term, a, b, 2f64.powi(-46) * floor)
+    }
+
+    /// int_a^b g over a whole panel with the fewest Gauss points (24 at most) whose rho = 3
+    /// bound is at most `target`: (value, error bound).
+    fn integral_to_target(&self, term: &PowerTerm, a: f64, b: f64, target: f64) -> (f64, f64) {
+        debug_assert!(self.is_whole(a, b));
+        let h = 0.5 * self.s_len;
         // the rho = 3 ellipse fits the strip: h (4/3) <= 0.98 pi/(4p) by `panel_half`
         let m = a * self.far * term.complex_bound(a * self.near) * (1.0 + 1e-12);
         let (slot, n, quad) = gauss::ORDERS

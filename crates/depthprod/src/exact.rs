@@ -356,11 +356,79 @@ impl Exact {
 
     /// The sign of 1 - i self and the double nearest to it, in integers, for a short positive
     /// decimal self = M 10^E (M < 2^53, -18 <= E <= 0) and i < 2^10: (1 - i self) 10^-E =
-    /// 10^-E - i M is an integer below 2^63 in size; when it is below 2^53 too, one division by
-    /// the exact double 10^-E rounds it correctly (Clinger's fast path), as [`Exact::to_f64`]
-    /// would. `None` otherwise (the caller takes the general route).
+    /// v = 10^-E - i M is an integer below 2^63 in size. Below 2^53 one division by the exact
+    /// double 10^-E rounds it correctly (Clinger's fast path); above, |v| 2^s / 5^-E with
+    /// |v| 2^s in [2^126, 2^127) is a quotient of over 84 bits and a sticky bit, rounded as
+    /// [`Exact::to_f64`] rounds. `None` otherwise (the caller takes the general route).
     pub fn one_minus_multiple(&self, i: u64) -> Option<(i32, f64)> {
-        if self.neg || self.mant.0.len() > 2 || !(-18..=0).contains(&self.exp10) || i >= 1 << 10 {
+        if self.neg || self.mant.0.len() > 2 || !(-27..=0).contains(&self.exp10) || i >= 1 << 10 {
+            return None;
+        }
+        let mut m = self
+            .mant
+            .0
+            .iter()
+            .rev()
+            .fold(0u64, |m, &d| m * LIMB + d as u64);
+        let mut k = self.exp10.unsigned_abs() as u32;
+        // q/2 = 5 q 10^-1 keeps q's trailing zero: 0.25018313285814680 is 0.2501831328581468
+        while k > 0 && m % 10 == 0 && m != 0 {
+            m /= 10;
+            k -= 1;
+        }
+        if m >= 1 << 53 || k > 18 {
+            return None;
+        }
+        let v = 10i64.pow(k) - (i * m) as i64;
+        let x = if v.unsigned_abs() < 1 << 53 {
+            v as f64 / EXACT_POWERS_OF_TEN[k as usize]
+        } else {
+            let mag = v.unsigned_abs() as u128;
+            let s = mag.leading_zeros() - 1;
+            let num = mag << s;
+            let five_k = 5u128.pow(k);
+            let r = binary::round_to_f64(num / five_k, num % five_k != 0, -(k as i64) - s as i64);
+            if v < 0 {
+                -r
+            } else {
+                r
+            }
+        };
+        Some((v.signum() as i32, x))
+    }
+
+    /// |self - x| for a double x, rounded up to a double (0 exactly when x is the exact value).
+    pub fn distance_to(&self, x: f64) -> f64 {
+        let (sign, d) = self.minus_f64(x);
+        if sign == 0 {
+            0.0
+        } else {
+            // correctly rounded, so at most a factor (1 + u) below the truth; next_up covers it
+            crate::enclosure::next_up(d.abs())
+        }
+    }
+
+    /// The sign of self - x and its correctly rounded double, for a finite double x.
+    ///
+    /// A typed input's residual (exact - its double): done in integers without allocating when
+    /// self is a short decimal, else by the general route (x's ~60-digit decimal, a subtraction
+    /// and a long division: 1.6 µs per typed input, most of a typed plan's parsing).
+    pub fn minus_f64(&self, x: f64) -> (i32, f64) {
+        if let Some(short) = self.short_minus_f64(x) {
+            return short;
+        }
+        let d = self.sub(&Exact::from_f64(x));
+        (d.signum(), d.to_f64())
+    }
+
+    /// [`Exact::minus_f64`] for self = ±m 10^-k (m < 10^18, 0 <= k <= 27) and x = ±M 2^E
+    /// (M < 2^53, E <= 0): (self - x) 10^k 2^-E = D = ±m 2^-E ∓ M 10^k is an integer, exact in an
+    /// i128 while both products are below 2^126; then self - x = D 2^(E-k) / 5^k, and
+    /// |D| 2^s / 5^k with |D| 2^s in [2^126, 2^127) and 5^k < 2^63 is a quotient of at least 64
+    /// bits plus a sticky bit, which [`binary::round_to_f64`] rounds correctly (as in
+    /// [`Exact::to_f64`]). `None` outside that range.
+    fn short_minus_f64(&self, x: f64) -> Option<(i32, f64)> {
+        if self.mant.0.len() > 2 || !(-27..=0).contains(&self.exp10) || !x.is_finite() {
             return None;
         }
         let m = self
@@ -369,25 +437,40 @@ impl Exact {
             .iter()
             .rev()
             .fold(0u64, |m, &d| m * LIMB + d as u64);
-        if m >= 1 << 53 {
+        let k = self.exp10.unsigned_abs() as u32;
+        let bits = x.to_bits();
+        let biased = ((bits >> 52) & 0x7ff) as i64;
+        let frac = bits & ((1u64 << 52) - 1);
+        let (mut big_m, mut e) = if biased == 0 {
+            (frac, -1074)
+        } else {
+            (frac | (1u64 << 52), biased - 1075)
+        };
+        if big_m == 0 {
+            e = 0;
+        }
+        while e < 0 && big_m != 0 && big_m % 2 == 0 {
+            big_m /= 2;
+            e += 1;
+        }
+        let pow10 = 10u128.pow(k);
+        let bit_len = |v: u128| 128 - v.leading_zeros() as i64;
+        if e > 0 || bit_len(m as u128) - e > 125 || bit_len(big_m as u128) + bit_len(pow10) > 126 {
             return None;
         }
-        let v = 10i64.pow(self.exp10.unsigned_abs() as u32) - (i * m) as i64;
-        (v.unsigned_abs() < 1 << 53).then(|| {
-            let x = v as f64 / EXACT_POWERS_OF_TEN[self.exp10.unsigned_abs() as usize];
-            (v.signum() as i32, x)
-        })
-    }
-
-    /// |self - x| for a double x, rounded up to a double (0 exactly when x is the exact value).
-    pub fn distance_to(&self, x: f64) -> f64 {
-        let d = self.sub(&Exact::from_f64(x));
-        if d.signum() == 0 {
-            0.0
-        } else {
-            // correctly rounded, so at most a factor (1 + u) below the truth; next_up covers it
-            crate::enclosure::next_up(d.to_f64().abs())
+        let signed = |neg: bool, v: i128| if neg { -v } else { v };
+        let lhs = signed(self.neg, ((m as u128) << -e) as i128);
+        let rhs = signed(bits >> 63 == 1, (big_m as u128 * pow10) as i128);
+        let d = lhs - rhs;
+        if d == 0 {
+            return Some((0, 0.0));
         }
+        let mag = d.unsigned_abs();
+        let s = mag.leading_zeros() as i64 - 1;
+        let num = mag << s;
+        let five_k = 5u128.pow(k);
+        let r = binary::round_to_f64(num / five_k, num % five_k != 0, e - k as i64 - s);
+        Some(if d < 0 { (-1, -r) } else { (1, r) })
     }
 }
 
@@ -531,12 +614,11 @@ pub struct Resolved {
 impl Resolved {
     /// `value` standing for `exact`, with the distance and residual computed once.
     pub fn of(value: f64, exact: Exact) -> Resolved {
-        let d = exact.sub(&Exact::from_f64(value));
-        let (rounding, residual) = if d.signum() == 0 {
+        let (sign, r) = exact.minus_f64(value);
+        let (rounding, residual) = if sign == 0 {
             (0.0, 0.0)
         } else {
             // correctly rounded, so at most a factor (1 + u) below the truth; next_up covers it
-            let r = d.to_f64();
             (crate::enclosure::next_up(r.abs()), r)
         };
         Resolved {
@@ -929,6 +1011,58 @@ mod tests {
         *y
     }
 
+    /// The short integer route of [`Exact::minus_f64`] gives what the general route gives (the
+    /// sign of the exact difference and the same double), bit for bit: random short decimals
+    /// against their own double, the doubles either side of it, the other sign, random doubles
+    /// near and far, zero and the subnormals; and it is taken for the usual typed inputs.
+    #[test]
+    fn minus_f64_short_route_is_the_general_route() {
+        let general = |e: &Exact, x: f64| {
+            let d = e.sub(&Exact::from_f64(x));
+            (d.signum(), d.to_f64())
+        };
+        let mut y = 0x2545_f491_4f6c_dd1du64;
+        let mut short = 0;
+        for i in 0..40_000 {
+            let len = 1 + next(&mut y) % 19;
+            let digits: String = (0..len)
+                .map(|_| char::from(b'0' + (next(&mut y) % 10) as u8))
+                .collect();
+            let exp = (next(&mut y) % 60) as i64 - 40;
+            let sign = if next(&mut y) & 1 == 1 { "-" } else { "" };
+            let exact = Exact::parse(&format!("{sign}{digits}e{exp}")).unwrap();
+            let v = exact.to_f64();
+            let xs = [
+                v,
+                f64::from_bits(v.to_bits() + 1),
+                f64::from_bits(v.to_bits().saturating_sub(1)),
+                -v,
+                0.0,
+                5e-324,
+                f64::from_bits(next(&mut y) >> 1),
+                v * (1.0 + (i % 7) as f64 * 1e-3),
+            ];
+            for x in xs.into_iter().filter(|x| x.is_finite()) {
+                let (sign, r) = exact.minus_f64(x);
+                let (want_sign, want) = general(&exact, x);
+                assert_eq!(sign, want_sign, "{exact:?} - {x:e}");
+                assert_eq!(r.to_bits(), want.to_bits(), "{exact:?} - {x:e}");
+                short += exact.short_minus_f64(x).is_some() as u32;
+            }
+        }
+        assert!(short > 50_000, "the short route was taken {short} times");
+        for text in [
+            "0.0012994811002209016",
+            "0.5003662657162936",
+            "2.0794",
+            "6.6119",
+            "0.4",
+        ] {
+            let e = Exact::parse(text).unwrap();
+            assert!(e.short_minus_f64(e.to_f64()).is_some(), "{text}");
+        }
+    }
+
     /// The integer route of [`Exact::to_f64`] and [`parse_f64`] against Rust's float parser, bit for
     /// bit: random decimals of 1 to 60 digits over the whole exponent range (overflow and the
     /// subnormals included), and the hard cases, decimals exactly halfway between two adjacent
@@ -1158,11 +1292,33 @@ mod tests {
             assert_eq!(e.to_f64().to_bits(), parsed.to_bits(), "{text}");
         }
         // 1 - i x for short decimals, as the general route gives it (sign and rounding)
-        for text in ["0.025", "0.05", "0.4", "0.2", "1.5", "7", "0.001"] {
+        // (and 16-17 digit ones, whose 10^-E - i M leaves 2^53: the quotient route)
+        let mut texts: Vec<String> = [
+            "0.025",
+            "0.05",
+            "0.4",
+            "0.2",
+            "1.5",
+            "7",
+            "0.001",
+            "0.2501831328581468",
+            "0.25018313285814680",
+            "0.123456789012345",
+            "0.0012994811002209",
+        ]
+        .map(String::from)
+        .to_vec();
+        for _ in 0..300 {
+            y ^= y << 13;
+            y ^= y >> 7;
+            y ^= y << 17;
+            texts.push(format!("0.{:017}", y % (1 << 53)));
+        }
+        for text in &texts {
             let x = Exact::parse(text).unwrap();
             for i in [1u64, 2, 3, 5, 8, 40, 41, 297, 1000, 1023] {
                 let general = Exact::int(1).sub(&x.mul_int(i as i64));
-                let (side, gap) = x.one_minus_multiple(i).expect("short decimal");
+                let (side, gap) = x.one_minus_multiple(i).expect(text);
                 assert_eq!(side, general.signum(), "{text}, {i}");
                 assert_eq!(
                     gap.to_bits(),
@@ -1175,11 +1331,13 @@ mod tests {
             Exact::parse("0.2").unwrap().one_minus_multiple(5),
             Some((0, 0.0))
         );
-        // 10^15 - i M beyond 2^53: left to the general route
-        let long = Exact::parse("0.123456789012345").unwrap();
-        let general = Exact::int(1).sub(&long);
-        assert_eq!(long.one_minus_multiple(1), Some((1, general.to_f64())));
-        assert_eq!(long.one_minus_multiple(1023), None);
+        // p = q/2 from a 16-digit typed q: short (q's trailing zero from the halving dropped)
+        let p = Exact::parse("0.5003662657162936").unwrap().half();
+        assert_eq!(p.one_minus_multiple(40).map(|(side, _)| side), Some(-1));
+        // a mantissa of 2^53 or more, or i >= 2^10: left to the general route
+        let long = Exact::parse("0.12345678901234567").unwrap();
+        assert_eq!(long.one_minus_multiple(1), None);
+        assert_eq!(Exact::parse("0.2").unwrap().one_minus_multiple(1024), None);
         assert_eq!(Exact::parse("1e-30").unwrap().one_minus_multiple(5), None);
         assert_eq!(Exact::parse("-0.5").unwrap().one_minus_multiple(5), None);
         // 0.5 is 5e-1 (one digit), not a 1075-digit mantissa: the same as the typed decimal

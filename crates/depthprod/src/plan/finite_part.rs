@@ -629,16 +629,9 @@ fn integral_to(t: &PowerTerm, l0: f64, tol: f64) -> (f64, f64) {
     let ratio = t.panel_ratio();
     let panels = ((l0 / x1).ln() / ratio.ln()).ceil().max(1.0) + 1.0;
     let target = (0.5 * tol / panels).max(2f64.powi(-66));
-    let mut a = x1;
-    let mut quad_err = 0.0;
-    while a < l0 {
-        let b = (a * ratio).min(l0);
-        // the fewest Gauss points (4 to 24) whose Bernstein bound is below the target: the panels
-        // near 0 are short, and their bound scales with their length
-        let (v, e) = t.log_integral(a, b, target);
-        acc.add(v, 0.0);
-        quad_err += e;
-        a = b;
-    }
-    (acc.value(), acc.error() + quad_err * (1.0 + 1e-10))
+    // the fewest Gauss points (4 to 24) whose Bernstein bound is below the target: the panels
+    // near 0 are short, and their bound scales with their length
+    let (v, e) = t.integral_by_panels(x1, l0, target);
+    acc.add(v, e);
+    (acc.value(), acc.error())
 }

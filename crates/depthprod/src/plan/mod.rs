@@ -177,11 +177,10 @@ impl Plan {
                         },
                     ),
                     _ => {
-                        let d = p_exact.sub(&Exact::from_f64(p));
-                        if d.signum() == 0 {
+                        let (sign, r) = p_exact.minus_f64(p);
+                        if sign == 0 {
                             (0.0, Dd::exact(p))
                         } else {
-                            let r = d.to_f64();
                             let err = crate::enclosure::next_up(r.abs());
                             (
                                 err,
