@@ -249,8 +249,23 @@ impl PowerTerm {
     /// panels' roundings, quadrature bounds and end terms summed (see [`Self::log_integral`]).
     /// The whole panels share their nodes' e^s and e^(-p s) ([`WholePanels`]): one `ln_1p` per
     /// node.
-    pub(crate) fn integral_by_panels(&self, lo: f64, hi: f64, target: f64) -> (f64, f64) {
-        let whole = WholePanels::new(self);
+    /// `shared`: a region's [`WholePanels`] of this same term, whose node factors are then
+    /// reused (and extended).
+    pub(crate) fn integral_by_panels(
+        &self,
+        lo: f64,
+        hi: f64,
+        target: f64,
+        shared: Option<&WholePanels>,
+    ) -> (f64, f64) {
+        let own;
+        let whole = match shared {
+            Some(w) => w,
+            None => {
+                own = WholePanels::new(self);
+                &own
+            }
+        };
         let mut acc = Accumulator::new();
         let mut err = 0.0;
         let mut a = lo;
@@ -394,7 +409,7 @@ impl PowerTerm {
 type NodeFactors = (f64, f64, f64);
 
 #[derive(Debug, Clone)]
-struct WholePanels {
+pub(crate) struct WholePanels {
     s_len: f64,
     ratio: f64,
     /// e^(h (1 + R)) and e^(h (1 - R)) for rho = 3 (R = 5/3), rounded outward.
@@ -548,6 +563,11 @@ impl EmRegion {
     /// needs the same three at the same point.
     pub(crate) fn start_pieces(&self) -> ((f64, f64), (f64, f64), f64) {
         (self.g_start, self.e_start, self.remainder)
+    }
+
+    /// The whole panels' shared nodes of this region's term ([`PowerTerm::integral_by_panels`]).
+    pub(crate) fn whole_panels(&self) -> &WholePanels {
+        &self.whole
     }
 
     /// sum_{l=start}^{t-1} g(l) for an integer-valued t with start <= t <= end: (value, error).

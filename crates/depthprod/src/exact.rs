@@ -231,25 +231,38 @@ impl Exact {
             }
         };
         exp10 -= frac.len() as i64;
-        let digits = format!("{int}{frac}");
-        let digits = digits.trim_start_matches('0');
-        if digits.len() > 2000 {
-            return None;
-        }
-        let mut mant = Big::default();
-        for chunk in digits.as_bytes().chunks(9) {
-            let s = std::str::from_utf8(chunk).ok()?;
-            mant = mant
-                .mul_pow10(chunk.len() as u32)
-                .add(&Big::from_u64(s.parse().ok()?));
-        }
-        if !mant.is_zero() && !(-MAX_EXP10..=MAX_EXP10).contains(&(exp10 + digits.len() as i64)) {
+        let int = int.trim_start_matches('0');
+        let (digits, mant) = if int.len() + frac.len() <= 18 {
+            // a typed parameter: its significant digits fit a u64, no allocation but the limbs
+            let frac = if int.is_empty() {
+                frac.trim_start_matches('0')
+            } else {
+                frac
+            };
+            let m = (int.bytes().chain(frac.bytes())).fold(0u64, |m, b| m * 10 + (b - b'0') as u64);
+            (int.len() + frac.len(), Big::from_u64(m))
+        } else {
+            let digits = format!("{int}{frac}");
+            let digits = digits.trim_start_matches('0');
+            if digits.len() > 2000 {
+                return None;
+            }
+            let mut mant = Big::default();
+            for chunk in digits.as_bytes().chunks(9) {
+                let s = std::str::from_utf8(chunk).ok()?;
+                mant = mant
+                    .mul_pow10(chunk.len() as u32)
+                    .add(&Big::from_u64(s.parse().ok()?));
+            }
+            (digits.len(), mant)
+        };
+        if !mant.is_zero() && !(-MAX_EXP10..=MAX_EXP10).contains(&(exp10 + digits as i64)) {
             return None;
         }
         Some(Exact {
             neg: neg && !mant.is_zero(),
             mant,
-            exp10: if digits.is_empty() { 0 } else { exp10 },
+            exp10: if digits == 0 { 0 } else { exp10 },
         })
     }
 
@@ -382,6 +395,8 @@ impl Exact {
         let v = 10i64.pow(k) - (i * m) as i64;
         let x = if v.unsigned_abs() < 1 << 53 {
             v as f64 / EXACT_POWERS_OF_TEN[k as usize]
+        } else if let Some(x) = checked_quotient(v, k) {
+            x
         } else {
             let mag = v.unsigned_abs() as u128;
             let s = mag.leading_zeros() - 1;
@@ -472,6 +487,24 @@ impl Exact {
         let r = binary::round_to_f64(num / five_k, num % five_k != 0, e - k as i64 - s);
         Some(if d < 0 { (-1, -r) } else { (1, r) })
     }
+}
+
+/// v / 10^k correctly rounded for |v| < 2^63 and k <= 18, when the quick candidate (v rounded to
+/// a double, then divided by the exact double 10^k: two roundings) is proven to be it: with the
+/// candidate Q 2^E (2^52 < Q < 2^53, E <= 0), R = |v| 2^-E - Q 10^k is exact in an i128 (both
+/// below 2^117) and |v|/10^k - Q 2^E = R 2^E / 10^k, so the candidate is the nearest double iff
+/// 2|R| < 10^k (a tie, Q = 2^52 and E > 0 give `None`: the caller divides exactly). No division
+/// of 128-bit integers.
+fn checked_quotient(v: i64, k: u32) -> Option<f64> {
+    let c = (v.unsigned_abs() as f64) / EXACT_POWERS_OF_TEN[k as usize];
+    let bits = c.to_bits();
+    let q = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+    let e = ((bits >> 52) & 0x7ff) as i64 - 1075;
+    if q == 1 << 52 || e > 0 || !c.is_normal() || -e > 64 {
+        return None;
+    }
+    let r = ((v.unsigned_abs() as u128) << -e) as i128 - (q as u128 * 10u128.pow(k)) as i128;
+    (2 * r.unsigned_abs() < 10u128.pow(k)).then_some(if v < 0 { -c } else { c })
 }
 
 /// A nonnegative dyadic rational m 2^e held in an i128: the exact p = extra + q/2 of a power law
@@ -1009,6 +1042,24 @@ mod tests {
         *y ^= *y >> 7;
         *y ^= *y << 17;
         *y
+    }
+
+    /// [`checked_quotient`] gives v / 10^k correctly rounded whenever it gives anything, and gives
+    /// it for most quotients below 2^53 (those above are left to the exact division).
+    #[test]
+    fn checked_quotient_is_correctly_rounded() {
+        let mut y = 0x0bad_cafe_dead_beefu64;
+        let mut given = 0;
+        for i in 0..30_000 {
+            let v = (next(&mut y) >> (i % 12)) as i64 * if i % 2 == 0 { 1 } else { -1 };
+            let k = (next(&mut y) % 19) as u32;
+            let want = Exact::parse(&format!("{v}e-{k}")).unwrap().to_f64();
+            if let Some(x) = checked_quotient(v, k) {
+                assert_eq!(x.to_bits(), want.to_bits(), "{v}e-{k}");
+                given += 1;
+            }
+        }
+        assert!(given > 20_000, "{given}");
     }
 
     /// The short integer route of [`Exact::minus_f64`] gives what the general route gives (the

@@ -19,7 +19,7 @@
 
 use super::power::grow;
 use crate::double_double::{exp_m1_over, ln, sin_cos, Complex, Dd, HALF_PI};
-use crate::euler_maclaurin::PowerTerm;
+use crate::euler_maclaurin::{PowerTerm, WholePanels};
 use crate::sum::{Accumulator, LIBM_REL, U};
 use std::f64::consts::PI;
 
@@ -41,6 +41,9 @@ pub(super) struct Inputs<'a> {
     pub merged: bool,
     /// A, B and kappa in double-double from the exact inputs, when known.
     pub typed: Option<InputsDd>,
+    /// The middle region's whole panels of the same term, when there is one (their nodes are
+    /// shared with the integral over [0, L0]).
+    pub panels: Option<&'a WholePanels>,
 }
 
 /// The typed A, B (their doubles plus the correctly rounded residuals, each within u of itself),
@@ -140,7 +143,12 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     // width grows by under 0.1%), nor than 2^-60 of its own size (the head's rounding is already
     // about u of its size), and never more than 2^-66 absolute: in the corner (roots ~1e3, s = 40)
     // Psi's rounding dwarfs the whole integral, which is then enclosed by its bound alone.
-    let (int_v, int_e) = integral_to(t, inp.l0, (psi_e * 2f64.powi(-10)).max(2f64.powi(-66)));
+    let (int_v, int_e) = integral_to(
+        t,
+        inp.l0,
+        (psi_e * 2f64.powi(-5)).max(2f64.powi(-66)),
+        inp.panels,
+    );
     let ((g0, g0e), (e0, e0e), rem) = inp.start;
     let mut acc = Accumulator::new();
     acc.add(inp.head.0, inp.head.1);
@@ -358,6 +366,47 @@ fn cos_sin(phase: Dd) -> Option<(Dd, Dd)> {
     })
 }
 
+/// cos(n theta) and sin(n theta) for theta = theta0 - x (x exact, theta within `theta_err` of the
+/// true angle) from theta0's own cosine and sine: (cos theta0 + i sin theta0)^n by squaring in
+/// double-double, turned by -n x (x is a correction of a few ulps of theta0, so its sine and
+/// cosine series end after a term or two), plus n theta_err on each part (both have derivative
+/// at most n in theta). One reduced sine-cosine series fewer than [`cos_sin`] of n theta.
+fn cos_sin_multiple((cos0, sin0): (Dd, Dd), n: usize, x: f64, theta_err: f64) -> Option<(Dd, Dd)> {
+    let mut base = Complex { re: cos0, im: sin0 };
+    let mut power = Complex {
+        re: Dd::exact(1.0),
+        im: Dd::exact(0.0),
+    };
+    let mut k = n;
+    while k > 0 {
+        if k & 1 == 1 {
+            power = power.mul(base);
+        }
+        k >>= 1;
+        if k > 0 {
+            base = base.mul(base);
+        }
+    }
+    let y = Dd::exact(n as f64).mul(Dd::exact(x));
+    if !(y.abs() <= 0.5) {
+        return None;
+    }
+    let (sin_y, cos_y) = sin_cos(y);
+    // e^(i n theta0) e^(-i y)
+    let re = power.re.mul(cos_y).add(power.im.mul(sin_y));
+    let im = power.im.mul(cos_y).sub(power.re.mul(sin_y));
+    let moved = n as f64 * theta_err * (1.0 + 4.0 * U);
+    let cos_n = Dd {
+        err: re.err + moved,
+        ..re
+    };
+    let sin_n = Dd {
+        err: im.err + moved,
+        ..im
+    };
+    (cos_n.err.is_finite() && sin_n.err.is_finite()).then_some((cos_n, sin_n))
+}
+
 /// s = 1/p_exact in double-double (p from [`InputsDd`]).
 fn exact_s(inp: &Inputs) -> Option<Dd> {
     Dd::exact(1.0).div(inp.typed?.p)
@@ -549,7 +598,7 @@ fn polar_pair(
     let wn_hi = wn.abs() + wn.err;
     let l = ln(m)?;
     let MergedQ { q, d_q, eps } = MergedParts::new(n, s, inp)?.q(Complex { re: l, im: theta })?;
-    let (cos_n, sin_n) = cos_sin(Dd::exact(n as f64).mul(theta))?;
+    let (cos_n, sin_n) = cos_sin_multiple((cos0, sin0), n, x, theta.err)?;
     let bracket = cos_n.mul(q.re).sub(sin_n.mul(q.im));
     let br_hi = bracket.abs() + bracket.err + 2.0 * d_q;
     let value = 2.0 * wn.value() * bracket.value();
@@ -602,7 +651,7 @@ fn arg(x: f64, y: f64) -> (f64, f64) {
 /// largest of 10^-20, 10^-19, ..., 1 whose bound is at most tol/2 (10^-20 at the least), and
 /// Gauss-Legendre panels over [X1, L0] (Lemmas 8, 9), each with the fewest points whose bound is
 /// below max(2^-66, tol / (2 panels)).
-fn integral_to(t: &PowerTerm, l0: f64, tol: f64) -> (f64, f64) {
+fn integral_to(t: &PowerTerm, l0: f64, tol: f64, shared: Option<&WholePanels>) -> (f64, f64) {
     let alpha = t.a * t.kappa;
     let beta = t.b * t.kappa * t.kappa;
     let p = t.p + t.p_err;
@@ -631,7 +680,7 @@ fn integral_to(t: &PowerTerm, l0: f64, tol: f64) -> (f64, f64) {
     let target = (0.5 * tol / panels).max(2f64.powi(-66));
     // the fewest Gauss points (4 to 24) whose Bernstein bound is below the target: the panels
     // near 0 are short, and their bound scales with their length
-    let (v, e) = t.integral_by_panels(x1, l0, target);
+    let (v, e) = t.integral_by_panels(x1, l0, target, shared);
     acc.add(v, e);
     (acc.value(), acc.error())
 }

@@ -297,8 +297,8 @@ impl PowerPlan {
             plan.direct_tail = direct_tail(&head, plan.l0 as usize);
             plan.beyond_l0 = plan.compute_beyond_l0();
         }
-        plan.divergence = plan.compute_divergence();
         plan.prefer_finite_part();
+        plan.divergence = plan.compute_divergence();
         plan
     }
 
@@ -306,23 +306,24 @@ impl PowerPlan {
     /// goal (or unresolved), takes the finite-part route's instead when it applies and is
     /// narrower (near-resonant 1/p: the series route's W_k and Z(kp, M) carry the rounding of
     /// partial sums up to M, which grow like M^(1-kp)).
+    /// Called before the divergence is built: the series route's constant is judged by
+    /// [`Self::shown_infinity`], which is what the divergence would show.
     fn prefer_finite_part(&mut self) {
         if self.far.is_some() || !self.divergent {
             return;
         }
-        let width = |c: Option<Enclosure>| c.map_or(f64::INFINITY, |c| c.relative_width());
-        let series = width(self.divergence.as_ref().and_then(|d| d.constant));
+        let width =
+            |ve: (f64, f64)| shown_constant(ve).map_or(f64::INFINITY, |c| c.relative_width());
+        let series = width(self.shown_infinity());
         if series <= 1e-12 {
             return;
         }
         self.force_finite_part = true;
         let far = self.far_constant();
         if let Some(Ok(f)) = far {
-            let (v, e) = f.merged;
-            if width(Some(enclosure(v, e))) < series {
+            if width(f.merged) < series {
                 self.far = far;
                 self.infinity = self.value_at_infinity();
-                self.divergence = self.compute_divergence();
                 return;
             }
         }
@@ -428,6 +429,7 @@ impl PowerPlan {
             delta: self.delta,
             merged,
             typed: self.typed,
+            panels: self.em.as_ref().map(EmRegion::whole_panels),
         };
         Some(finite_part::merged_constant(&inputs).map(|(v, e, scale)| {
             let value = (v, e);
@@ -643,13 +645,10 @@ impl PowerPlan {
                 });
             }
         }
-        let (v, e) = self.shown_infinity();
-        let constant = if v.is_finite() && e.is_finite() && e <= v.abs().max(1.0) {
-            Some(enclosure(v, e))
-        } else {
-            None
-        };
-        Some(Divergence { terms, constant })
+        Some(Divergence {
+            terms,
+            constant: shown_constant(self.shown_infinity()),
+        })
     }
 
     /// The constant that goes with the log-like terms: C + sum c_k / d_k over the log-like k
@@ -939,6 +938,12 @@ const NEAR_POLE: f64 = 1e-3;
 /// N = 47, found by the property test at 2,000 cases.) z_difference's bound holds for
 /// |1 - kp| log M <= 1 and |1 - kp| log(b/M) <= 1, so up to 1/44.4 for every M <= 2^64.
 const DIFFERENCE_NEAR_POLE: f64 = 1e-2;
+
+/// A divergence's constant as shown: its enclosure, unless it is not finite or wider than its
+/// own size (or 1).
+fn shown_constant((v, e): (f64, f64)) -> Option<Enclosure> {
+    (v.is_finite() && e.is_finite() && e <= v.abs().max(1.0)).then(|| enclosure(v, e))
+}
 
 /// (1 + delta)^k - 1 <= k delta (1 + k delta) for k delta <= 1, rounded up (x (1+x) >= e^x - 1).
 pub(super) fn grow(k: usize, delta: f64) -> f64 {
