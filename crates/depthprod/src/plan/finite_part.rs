@@ -139,8 +139,8 @@ pub(super) fn merged_constant(inp: &Inputs) -> Result<(f64, f64, f64), Declined>
     let psi_v = sign * psi_v;
 
     // The Euler-Maclaurin pieces and the integral of g over (0, L0]. The integral needs no more
-    // accuracy than a small fraction of the error Psi already carries (at most 2^-10 of it, so the
-    // width grows by under 0.1%), nor than 2^-60 of its own size (the head's rounding is already
+    // accuracy than a small fraction of the error Psi already carries (at most 2^-5 of it, so the
+    // width grows by under 3.2%), nor than 2^-60 of its own size (the head's rounding is already
     // about u of its size), and never more than 2^-66 absolute: in the corner (roots ~1e3, s = 40)
     // Psi's rounding dwarfs the whole integral, which is then enclosed by its bound alone.
     let (int_v, int_e) = integral_to(
@@ -388,7 +388,7 @@ fn cos_sin_multiple((cos0, sin0): (Dd, Dd), n: usize, x: f64, theta_err: f64) ->
         }
     }
     let y = Dd::exact(n as f64).mul(Dd::exact(x));
-    if !(y.abs() <= 0.5) {
+    if y.abs() > 0.5 {
         return None;
     }
     let (sin_y, cos_y) = sin_cos(y);
