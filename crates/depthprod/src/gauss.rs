@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 pub(crate) const RHO: f64 = 3.0;
 
 /// The orders available, smallest first.
-pub(crate) const ORDERS: [usize; 6] = [4, 6, 8, 12, 16, 24];
+pub(crate) const ORDERS: [usize; 7] = [4, 6, 8, 12, 16, 20, 24];
 
 /// (64/15) rho^(-2(n-1)) / (rho^2 - 1) for the n-point rule (Trefethen's theorem is stated for
 /// n+1 points): multiply by max|f| on E_rho and by the half-length of the interval.

@@ -18,6 +18,7 @@
 //! With A = 0, f(u) = log(1 + beta u^2) is the same problem in u^2 (p' = 2p, one root w = beta).
 
 use super::power::grow;
+use crate::coefficients::{root_radius, LogSeries};
 use crate::double_double::{exp_m1_over, ln, sin_cos, Complex, Dd, HALF_PI};
 use crate::euler_maclaurin::{PowerTerm, WholePanels};
 use crate::sum::{Accumulator, LIBM_REL, U};
@@ -641,28 +642,133 @@ fn arg(x: f64, y: f64) -> (f64, f64) {
     (theta, 30.0 * U * theta + 8.0 * 1e-30 * z)
 }
 
+/// int_0^L0 g(x) dx by its series in u = x^p (docs/MATH.md §4.8, Lemma F5), when B > 0 and the
+/// series converges at least as fast as 2^-j: `None` otherwise (the caller integrates by panels).
+///
+/// With alpha = A kappa, beta = B kappa^2, a1 = alpha/beta, a2 = 1/beta and u = x^p,
+/// 1 + alpha/u + beta/u^2 = beta u^-2 (1 + a1 u + a2 u^2), so
+/// g(x) = log beta - 2p log x + sum_j c_j u^j with c_j the coefficients of log(1 + a1 u + a2 u^2)
+/// ([`LogSeries`], Lemma 3: |c_j| <= 2 rho^j / j, rho = max|roots of z^2 + a1 z + a2|), and
+///
+/// ```text
+/// int_0^L0 g = L0 (log beta - 2p log L0 + 2p) + L0 sum_{j>=1} c_j U^j / (j p + 1),   U = L0^p,
+/// tail after J terms <= L0 (2/(J+1)) tau^(J+1) / (((J+1) p + 1)(1 - tau)),  tau = rho U <= 1/2.
+/// ```
+///
+/// Errors: a1 and a2 are within e1 = (kappa_rel + 3u)(1 + 1e-6) and 2 e1 of the exact ones
+/// (kappa's error and two or three roundings, and one more where they are scaled below), so c_j
+/// moves by at most ((1 + e1)^j - 1) times the coefficient of -log(1 - |a1| u - |a2| u^2) (every
+/// monomial a1^(j-2i) a2^i by at most that);
+/// U^j (a `powf` and j - 1 products) and 1/(jp + 1) are within
+/// j (LIBM_REL + u + p_err (|log L0| + 1)) 1.01 + 6u of the exact ones (p within p_err);
+/// each term's two products u each; log beta within LIBM_REL |log beta| + (2 kappa_rel + 3u) 1.01,
+/// log L0 within LIBM_REL, and p's p_err in the first part; the sums by [`Accumulator`].
+/// rho is bounded above by [`root_radius`] at (a1 (1 + e1), a2 (1 - 2 e1)) or sqrt(a2 (1 + 2 e1)),
+/// whichever is larger (the real roots' modulus grows with a1 and falls with a2, the complex
+/// pair's is sqrt(a2)), so the tail bound holds for the exact coefficients.
+fn integral_by_series(t: &PowerTerm, l0: f64, tol: f64) -> Option<(f64, f64)> {
+    const J_MAX: usize = 80;
+    if !(t.b > 0.0 && t.a >= 0.0 && t.p > t.p_err) {
+        return None;
+    }
+    let beta = t.b * t.kappa * t.kappa;
+    let a1 = t.a / (t.b * t.kappa);
+    let a2 = 1.0 / beta;
+    // (3u, not 2u: the roundings of a1 (1 + e1) and a2 (1 - 2 e1) below must not shrink them)
+    let e1 = (t.kappa_rel + 3.0 * U) * (1.0 + 1e-6);
+    let rho = root_radius(a1 * (1.0 + e1), a2 * (1.0 - 2.0 * e1))
+        .max((a2 * (1.0 + 2.0 * e1)).sqrt() * (1.0 + 2.0 * U));
+    let ln_l0 = l0.ln();
+    // U = L0^p: powf within LIBM_REL, and L0^(p - p_exact) within p_err |log L0| (1.01)
+    let u_rel = LIBM_REL + U + t.p_err * ln_l0.abs() * 1.01;
+    let big_u = l0.powf(t.p);
+    let tau = rho * big_u * (1.0 + u_rel) * (1.0 + 2.0 * U);
+    if !(tau <= 0.5 && beta.is_finite() && beta > 0.0) {
+        return None;
+    }
+    let p_lo = t.p - t.p_err;
+    let tail = |j: usize| {
+        let j1 = (j + 1) as f64;
+        l0 * (2.0 / j1) * tau.powi(j1 as i32) / ((j1 * p_lo + 1.0) * (1.0 - tau)) * (1.0 + 1e-10)
+    };
+    let j_max = (1..=J_MAX).find(|&j| tail(j) <= 0.5 * tol)?;
+    let series = LogSeries::new(a1, a2, j_max);
+    let abs_series = LogSeries::new(-a1.abs(), -a2.abs(), j_max);
+    let mut acc = Accumulator::new();
+    // L0 (log beta - 2p log L0 + 2p)
+    let ln_beta = beta.ln();
+    let first = l0 * ln_beta;
+    acc.add(
+        first,
+        l0 * (LIBM_REL * ln_beta.abs() + (2.0 * t.kappa_rel + 3.0 * U) * 1.01) + U * first.abs(),
+    );
+    let second = -2.0 * t.p * l0 * ln_l0;
+    acc.add(
+        second,
+        second.abs() * (LIBM_REL + 3.0 * U) + 2.0 * t.p_err * l0 * ln_l0.abs() * 1.01,
+    );
+    let third = 2.0 * t.p * l0;
+    acc.add(third, 2.0 * t.p_err * l0 * 1.01 + U * third.abs());
+    let mut u_j = 1.0;
+    for j in 1..=j_max {
+        u_j *= big_u;
+        let fj = j as f64;
+        let inv = 1.0 / (fj * t.p + 1.0);
+        let rel = fj * (LIBM_REL + U + t.p_err * (ln_l0.abs() + 1.0)) * 1.01 + 6.0 * U;
+        let scale = l0 * u_j * inv;
+        let c = series.c[j];
+        let term = c * scale;
+        let c_hat = -abs_series.c[j] + abs_series.err[j];
+        let moved = grow(j, e1) * c_hat;
+        let err =
+            (series.err[j] + moved) * scale * (1.0 + rel + 2.0 * U) + term.abs() * (rel + 3.0 * U);
+        acc.add(term, err * (1.0 + 1e-6));
+    }
+    let (v, e) = (acc.value(), acc.error() + tail(j_max));
+    (v.is_finite() && e.is_finite()).then_some((v, e))
+}
+
 /// int_0^L0 g(x) dx with an error bound of about `tol` or less.
 ///
 /// g is positive and decreasing; for x <= 1, 1 + alpha y + beta y^2 <= (1 + alpha + beta) y^2 with
 /// y = x^-p >= 1, so g(x) <= G + 2p log(1/x) with G = log(1 + alpha + beta), and g(x) <= g(1) <= G
 /// on [1, L0]. Hence int_0^X g <= X (G + 2p (log(1/X) + 1)) for X <= 1 and
 /// 0 < int_0^L0 g <= L0 G + 2p =: I. When I/2 <= tol the integral is I/2 +- I/2 (no panel is
-/// evaluated). Otherwise: the explicit piece over (0, X1], half its bound +- half, with X1 the
+/// evaluated). Otherwise by the series of Lemma F5 where it converges fast
+/// ([`integral_by_series`]), else: the explicit piece over (0, X1], half its bound +- half, with X1 the
 /// largest of 10^-20, 10^-19, ..., 1 whose bound is at most tol/2 (10^-20 at the least), and
 /// Gauss-Legendre panels over [X1, L0] (Lemmas 8, 9), each with the fewest points whose bound is
 /// below max(2^-66, tol / (2 panels)).
 fn integral_to(t: &PowerTerm, l0: f64, tol: f64, shared: Option<&WholePanels>) -> (f64, f64) {
-    let alpha = t.a * t.kappa;
-    let beta = t.b * t.kappa * t.kappa;
-    let p = t.p + t.p_err;
-    // (1 + 1e-10): alpha, beta and kappa are within a few u of the exact ones, ln_1p and the
-    // products one ulp each; all far below 1e-10 relative
-    let big_g = (alpha + beta).ln_1p();
+    let (big_g, p) = crude_bounds(t);
     let whole = (l0 * big_g + 2.0 * p) * (1.0 + 1e-10);
     let tol = tol.max(2f64.powi(-60) * whole);
     if 0.5 * whole <= tol {
         return (0.5 * whole, 0.5 * whole);
     }
+    if let Some(series) = integral_by_series(t, l0, tol) {
+        return series;
+    }
+    integral_by_quadrature(t, l0, tol, shared)
+}
+
+/// G = log(1 + alpha + beta) and p + p_err, for [`integral_to`]'s bounds: alpha, beta and kappa
+/// are within a few u of the exact ones, ln_1p and the products one ulp each, all far below the
+/// 1e-10 relative that the bounds built on them add.
+fn crude_bounds(t: &PowerTerm) -> (f64, f64) {
+    let alpha = t.a * t.kappa;
+    let beta = t.b * t.kappa * t.kappa;
+    ((alpha + beta).ln_1p(), t.p + t.p_err)
+}
+
+/// [`integral_to`] by its explicit piece over (0, X1] and Gauss-Legendre panels over [X1, L0].
+fn integral_by_quadrature(
+    t: &PowerTerm,
+    l0: f64,
+    tol: f64,
+    shared: Option<&WholePanels>,
+) -> (f64, f64) {
+    let (big_g, p) = crude_bounds(t);
     let piece = |x: f64| x * (big_g + 2.0 * p * ((1.0 / x).ln() + 1.0)) * (1.0 + 1e-10);
     let mut x1 = 1e-20;
     for e in (-19..=0).rev() {
@@ -683,4 +789,72 @@ fn integral_to(t: &PowerTerm, l0: f64, tol: f64, shared: Option<&WholePanels>) -
     let (v, e) = t.integral_by_panels(x1, l0, target, shared);
     acc.add(v, e);
     (acc.value(), acc.error())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lemma F5's series and the panels (two independent computations of int_0^L0 g) give
+    /// overlapping enclosures, each within its tolerance, over random terms (doubles and typed:
+    /// kappa and p with errors), and the series applies to a good part of them.
+    #[test]
+    fn integral_by_series_agrees_with_the_panels() {
+        let mut y = 0x5851_f42d_4c95_7f2du64;
+        let mut r = move || {
+            y ^= y << 13;
+            y ^= y >> 7;
+            y ^= y << 17;
+            (y >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let lu = |u: f64, lo: f64, hi: f64| (u * (hi / lo).ln()).exp() * lo;
+        let (mut tried, mut applied) = (0, 0);
+        for i in 0..3000 {
+            let typed = i % 2 == 1;
+            let c = lu(r(), 1e-3, 1e3);
+            let t = PowerTerm {
+                a: if r() < 0.1 { 0.0 } else { lu(r(), 1e-3, 100.0) },
+                b: lu(r(), 1e-3, 100.0),
+                kappa: 1.0 / c.sqrt(),
+                kappa_rel: if typed { 3e-16 } else { 2.0 * U },
+                p: lu(r(), 0.025, 0.35),
+                p_err: if typed { 2e-17 } else { 0.0 },
+            };
+            let l0 = [8.0, 12.0, 18.0, 27.0, 41.0][i % 5];
+            let whole = l0 * (t.a * t.kappa + t.b * t.kappa * t.kappa).ln_1p() + 2.0 * t.p;
+            let tol = whole * [1e-10, 1e-13, 2f64.powi(-60)][i % 3];
+            tried += 1;
+            let Some((v, e)) = integral_by_series(&t, l0, tol) else {
+                continue;
+            };
+            applied += 1;
+            let (qv, qe) = integral_by_quadrature(&t, l0, tol, None);
+            assert!(
+                (v - qv).abs() <= e + qe,
+                "{t:?} L0 = {l0}: {v} +- {e} vs {qv} +- {qe}"
+            );
+            // the tail is held to tol/2; where the roundings and the inputs' own errors (kappa's,
+            // p's) leave more, never more than the panels leave
+            assert!(
+                e <= tol.max(qe),
+                "{t:?} L0 = {l0}: {e:e} > {tol:e}, v {v}, panels {qv} +- {qe:e}"
+            );
+        }
+        // (B large against c, or L0^p small: a fifth of this sample)
+        assert!(
+            applied * 5 > tried,
+            "the series applied to {applied} of {tried}"
+        );
+        // and where the finite part is hardest (C' near a sign change, q = 0.50037)
+        let c: f64 = 0.0012994811002209016;
+        let t = PowerTerm {
+            a: 1.069315548294458,
+            b: 1.3700413964730669,
+            kappa: 1.0 / c.sqrt(),
+            kappa_rel: 2.0 * U,
+            p: 0.2501831328581468,
+            p_err: 0.0,
+        };
+        assert!(integral_by_series(&t, 12.0, 1e-14).is_some());
+    }
 }
