@@ -64,6 +64,14 @@ const seedTyped = () => ({ family: 'unscaled', a: '1', b: '1', variance: { kind:
 const corner = (i) => ({ family: 'unscaled', a: 100 - i * 1e-9, b: 100, variance: { kind: 'power', c: 0.001, q: 0.05 } });
 const cornerOf = (family) => (i) => ({ family, a: 100 - i * 1e-9, b: 100, variance: { kind: 'power', c: 0.001, q: 0.05 } });
 const cornerTyped = () => ({ family: 'unscaled', a: '100', b: '100', variance: { kind: 'power', c: '0.001', q: '0.05' } });
+// The finite part's hardest points (the same four as the native bench), typed as decimals.
+const typed = (a, b, c, q) => () => ({ family: 'unscaled', a, b, variance: { kind: 'power', c, q } });
+const hardest = [
+  ['complex roots near a sign change of C', typed('2.07943300129112', '6.611850894554456', '0.4140923243357501', '0.07')],
+  ["C' near a sign change (q near 2/n)", typed('1.069315548294458', '1.3700413964730669', '0.0012994811002209016', '0.5003662657162936')],
+  ['a double root (A^2 = 4B)', typed('2', '1', '0.001', '0.05')],
+  ['4-digit decimals, complex roots', typed('2.0794', '6.6119', '0.4141', '0.07')],
+];
 
 // [what, one value, the whole view (or null), goal]
 const rows = [
@@ -81,6 +89,7 @@ const rows = [
   ['the corner in the sqrt-scaled family, N = 10^6', value(cornerOf('sqrt-scaled'), 1e6), null, '< 60 µs'],
   ['the corner\'s constant C (finite-part route): the view at N = inf', view(corner, 'inf'), null, '< 60 µs'],
   ['the same, typed as decimals', view(cornerTyped, 'inf'), null, '< 60 µs'],
+  ...hardest.map(([what, params]) => [`the finite part's hardest points (typed): ${what}, the view at N = inf`, view(params, 'inf'), null, '< 60 µs']),
   ['10^6-entry list, prepared: one value at N = 777,777', () => listPlan.logProduct(777_777), () => listPlan.evaluate(777_777), '< 60 µs'],
   ['10^6-entry list, prepared: a 1000-point curve', () => listPlan.curveChecked('log-product', listGrid), null, '< 2 ms'],
 ];

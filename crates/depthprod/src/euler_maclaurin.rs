@@ -389,7 +389,7 @@ impl PowerTerm {
             let l = lo * e_s;
             let x = x_lo * e_ps;
             let f = l * (x * (self.a + self.b * x)).ln_1p();
-            acc.add(w * f, w * f * rel);
+            acc.add_inlined(w * f, w * f * rel);
         }
         let value = h * acc.value();
         (value, h * acc.error() + 2.0 * U * value.abs())

@@ -18,25 +18,13 @@ const EXACT_POWERS_OF_TEN: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
-/// 10^0 ..= 10^27 as integers (10^27 < 2^90), and 5^0 ..= 5^27 (< 2^63).
-const POW10_U128: [u128; 28] = {
-    let mut t = [1u128; 28];
-    let mut i = 1;
-    while i < 28 {
-        t[i] = t[i - 1] * 10;
-        i += 1;
-    }
-    t
-};
-const POW5_U128: [u128; 28] = {
-    let mut t = [1u128; 28];
-    let mut i = 1;
-    while i < 28 {
-        t[i] = t[i - 1] * 5;
-        i += 1;
-    }
-    t
-};
+/// 5^k and 10^k = 5^k 2^k as integers for k <= 27 (10^27 < 2^90), from the parser's table.
+fn pow5_u128(k: u32) -> u128 {
+    binary::POWERS_OF_FIVE[k as usize] as u128
+}
+fn pow10_u128(k: u32) -> u128 {
+    pow5_u128(k) << k
+}
 /// Largest decimal exponent accepted in typed text (every supported range is far inside it).
 pub(crate) const MAX_EXP10: i64 = 4000;
 
@@ -420,7 +408,7 @@ impl Exact {
             let mag = v.unsigned_abs() as u128;
             let s = mag.leading_zeros() - 1;
             let num = mag << s;
-            let five_k = POW5_U128[k as usize];
+            let five_k = pow5_u128(k);
             let r = binary::round_to_f64(num / five_k, num % five_k != 0, -(k as i64) - s as i64);
             if v < 0 {
                 -r
@@ -487,7 +475,7 @@ impl Exact {
             big_m /= 2;
             e += 1;
         }
-        let pow10 = POW10_U128[k as usize];
+        let pow10 = pow10_u128(k);
         let bit_len = |v: u128| 128 - v.leading_zeros() as i64;
         if e > 0 || bit_len(m as u128) - e > 125 || bit_len(big_m as u128) + bit_len(pow10) > 126 {
             return None;
@@ -502,7 +490,7 @@ impl Exact {
         let mag = d.unsigned_abs();
         let s = mag.leading_zeros() as i64 - 1;
         let num = mag << s;
-        let five_k = POW5_U128[k as usize];
+        let five_k = pow5_u128(k);
         let r = binary::round_to_f64(num / five_k, num % five_k != 0, e - k as i64 - s);
         Some(if d < 0 { (-1, -r) } else { (1, r) })
     }
@@ -522,7 +510,7 @@ fn checked_quotient(v: i64, k: u32) -> Option<f64> {
     if q == 1 << 52 || e > 0 || !c.is_normal() || -e > 64 {
         return None;
     }
-    let ten_k = POW10_U128[k as usize];
+    let ten_k = pow10_u128(k);
     let r = ((v.unsigned_abs() as u128) << -e) as i128 - (q as u128 * ten_k) as i128;
     (2 * r.unsigned_abs() < ten_k).then_some(if v < 0 { -c } else { c })
 }
@@ -729,7 +717,7 @@ impl Number {
 /// IEEE 754 rounding).
 mod binary {
     /// 5^0 ..= 5^27, every one below 2^63.
-    const POWERS_OF_FIVE: [u64; 28] = {
+    pub(super) const POWERS_OF_FIVE: [u64; 28] = {
         let mut t = [1u64; 28];
         let mut i = 1;
         while i < 28 {

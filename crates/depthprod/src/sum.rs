@@ -47,9 +47,19 @@ impl Accumulator {
         Accumulator::default()
     }
 
-    /// Adds `x`, whose own error is at most `err`.
-    #[inline]
+    /// Adds `x`, whose own error is at most `err`. (Not inlined in wasm: its many call sites
+    /// cost the explorer's module about a kilobyte gzipped there; natively it is inlined. The
+    /// per-term loops call [`Self::add_inlined`].)
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
     pub(crate) fn add(&mut self, x: f64, err: f64) {
+        self.add_inlined(x, err);
+    }
+
+    /// [`Self::add`], always inlined: for the loops that add one term per layer or quadrature
+    /// node.
+    #[inline(always)]
+    pub(crate) fn add_inlined(&mut self, x: f64, err: f64) {
         let t = self.sum + x;
         if self.sum.abs() >= x.abs() {
             self.compensation += (self.sum - t) + x;

@@ -42,7 +42,7 @@ impl Terms {
     #[inline]
     fn add(&self, acc: &mut Accumulator, l: usize, values: &[f64]) -> f64 {
         let (g, err) = self.term(l, values);
-        acc.add(g, err);
+        acc.add_inlined(g, err);
         g
     }
 

@@ -198,7 +198,7 @@ impl ExpTerm {
         let mut acc = Accumulator::new();
         for (x, w) in nodes.iter().zip(weights) {
             let (g, ge) = self.g(c + h * x, true);
-            acc.add(w * g, w * ge + 2.0 * U * w * g);
+            acc.add_inlined(w * g, w * ge + 2.0 * U * w * g);
         }
         let value = h * acc.value();
         (
@@ -388,7 +388,7 @@ impl ExpPlan {
         let mut acc = Accumulator::new();
         for l in 1..HEAD {
             let (g, ge) = term.g(l as f64, false);
-            acc.add(g, ge);
+            acc.add_inlined(g, ge);
             prefix.push((acc.value(), acc.error()));
         }
         let scale = acc.value().max(1.0);

@@ -367,47 +367,6 @@ fn cos_sin(phase: Dd) -> Option<(Dd, Dd)> {
     })
 }
 
-/// cos(n theta) and sin(n theta) for theta = theta0 - x (x exact, theta within `theta_err` of the
-/// true angle) from theta0's own cosine and sine: (cos theta0 + i sin theta0)^n by squaring in
-/// double-double, turned by -n x (x is a correction of a few ulps of theta0, so its sine and
-/// cosine series end after a term or two), plus n theta_err on each part (both have derivative
-/// at most n in theta). One reduced sine-cosine series fewer than [`cos_sin`] of n theta.
-fn cos_sin_multiple((cos0, sin0): (Dd, Dd), n: usize, x: f64, theta_err: f64) -> Option<(Dd, Dd)> {
-    let mut base = Complex { re: cos0, im: sin0 };
-    let mut power = Complex {
-        re: Dd::exact(1.0),
-        im: Dd::exact(0.0),
-    };
-    let mut k = n;
-    while k > 0 {
-        if k & 1 == 1 {
-            power = power.mul(base);
-        }
-        k >>= 1;
-        if k > 0 {
-            base = base.mul(base);
-        }
-    }
-    let y = Dd::exact(n as f64).mul(Dd::exact(x));
-    if y.abs() > 0.5 {
-        return None;
-    }
-    let (sin_y, cos_y) = sin_cos(y);
-    // e^(i n theta0) e^(-i y)
-    let re = power.re.mul(cos_y).add(power.im.mul(sin_y));
-    let im = power.im.mul(cos_y).sub(power.re.mul(sin_y));
-    let moved = n as f64 * theta_err * (1.0 + 4.0 * U);
-    let cos_n = Dd {
-        err: re.err + moved,
-        ..re
-    };
-    let sin_n = Dd {
-        err: im.err + moved,
-        ..im
-    };
-    (cos_n.err.is_finite() && sin_n.err.is_finite()).then_some((cos_n, sin_n))
-}
-
 /// s = 1/p_exact in double-double (p from [`InputsDd`]).
 fn exact_s(inp: &Inputs) -> Option<Dd> {
     Dd::exact(1.0).div(inp.typed?.p)
@@ -599,7 +558,7 @@ fn polar_pair(
     let wn_hi = wn.abs() + wn.err;
     let l = ln(m)?;
     let MergedQ { q, d_q, eps } = MergedParts::new(n, s, inp)?.q(Complex { re: l, im: theta })?;
-    let (cos_n, sin_n) = cos_sin_multiple((cos0, sin0), n, x, theta.err)?;
+    let (cos_n, sin_n) = cos_sin(Dd::exact(n as f64).mul(theta))?;
     let bracket = cos_n.mul(q.re).sub(sin_n.mul(q.im));
     let br_hi = bracket.abs() + bracket.err + 2.0 * d_q;
     let value = 2.0 * wn.value() * bracket.value();
@@ -695,20 +654,20 @@ fn integral_by_series(t: &PowerTerm, l0: f64, tol: f64) -> Option<(f64, f64)> {
     let series = LogSeries::new(a1, a2, j_max);
     let abs_series = LogSeries::new(-a1.abs(), -a2.abs(), j_max);
     let mut acc = Accumulator::new();
-    // L0 (log beta - 2p log L0 + 2p)
+    // L0 (log beta - 2p log L0 + 2p) as one sum of three parts: each part's own errors, and u of
+    // each of the two partial sums
     let ln_beta = beta.ln();
     let first = l0 * ln_beta;
-    acc.add(
-        first,
-        l0 * (LIBM_REL * ln_beta.abs() + (2.0 * t.kappa_rel + 3.0 * U) * 1.01) + U * first.abs(),
-    );
     let second = -2.0 * t.p * l0 * ln_l0;
-    acc.add(
-        second,
-        second.abs() * (LIBM_REL + 3.0 * U) + 2.0 * t.p_err * l0 * ln_l0.abs() * 1.01,
-    );
     let third = 2.0 * t.p * l0;
-    acc.add(third, 2.0 * t.p_err * l0 * 1.01 + U * third.abs());
+    let first_two = first + second;
+    let head = first_two + third;
+    let head_err = l0 * (LIBM_REL * ln_beta.abs() + (2.0 * t.kappa_rel + 3.0 * U) * 1.01)
+        + U * first.abs()
+        + second.abs() * (LIBM_REL + 3.0 * U)
+        + 2.0 * t.p_err * l0 * (ln_l0.abs() + 1.0) * 1.01
+        + U * (third.abs() + first_two.abs() + head.abs());
+    acc.add(head, head_err * (1.0 + 1e-6));
     let mut u_j = 1.0;
     for j in 1..=j_max {
         u_j *= big_u;

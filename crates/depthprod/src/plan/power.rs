@@ -174,7 +174,7 @@ impl PowerPlan {
         let mut acc = Accumulator::new();
         prefix.push((0.0, 0.0));
         for &(g, ge) in &head {
-            acc.add(g, ge);
+            acc.add_inlined(g, ge);
             prefix.push((acc.value(), acc.error()));
         }
         // Series coefficients c_k kappa^k and exponents.
