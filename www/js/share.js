@@ -177,8 +177,13 @@ export function bibtexFor(state, good, today = new Date()) {
 export async function copyText(text) {
   try {
     if (navigator.clipboard && window.isSecureContext) {
-      await navigator.clipboard.writeText(text);
-      return true;
+      // A write that neither succeeds nor fails (a permission prompt left open, a busy browser)
+      // must not leave the reader without an answer: after 3 s the older route is tried.
+      const wrote = await Promise.race([
+        navigator.clipboard.writeText(text).then(() => true),
+        new Promise((resolve) => { setTimeout(() => resolve(false), 3000); }),
+      ]);
+      if (wrote) return true;
     }
   } catch {
     // Permission refused or no focus: try the older route.
