@@ -22,7 +22,7 @@ const { test, session } = browsers();
 async function openLab(t, hash, options) {
   const page = await session.page(t, options);
   await page.goto(`${session.url}lab.html${hash}`);
-  await page.waitForFunction(() => document.body.dataset.labState !== undefined, null, { timeout: 30_000 });
+  await page.waitForFunction(() => document.body?.dataset.labState !== undefined, null, { timeout: 30_000 });
   return page;
 }
 

@@ -28,7 +28,7 @@ const { test, session } = browsers();
 async function openLab(t, hash, options = {}) {
   const page = await session.page(t, options);
   await page.goto(`${session.url}lab.html${hash}`);
-  await page.waitForFunction(() => document.body.dataset.labState !== undefined, null, { timeout: 30_000 });
+  await page.waitForFunction(() => document.body?.dataset.labState !== undefined, null, { timeout: 30_000 });
   return page;
 }
 
@@ -270,7 +270,8 @@ test('"Use these variances in the explorer" reproduces the measured list exactly
   await again.waitForFunction(() => window.depthprodStats && window.depthprodStats.updates > 0, null, { timeout: 30_000 });
   assert.equal(await again.getAttribute('[data-testid="to-lab"]', 'href'), `lab.html${labView}`);
   await again.click('[data-testid="to-lab"]');
-  await again.waitForFunction(() => document.body.dataset.labState === 'ready', null, { timeout: 30_000 });
+  // (polled while the click's navigation runs: the new document may not have its body yet)
+  await again.waitForFunction(() => document.body?.dataset.labState === 'ready', null, { timeout: 30_000 });
   assert.equal(await again.inputValue('[data-testid="lab-d"]'), String(SMALL.d));
   assert.equal(await again.inputValue('[data-testid="lab-layers"]'), String(SMALL.layers));
 });
