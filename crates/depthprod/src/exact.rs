@@ -18,6 +18,29 @@ const EXACT_POWERS_OF_TEN: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
+/// A finite double as (sign, m, e) with |x| = m 2^e in its shortest form: m odd when e < 0 (0.5 is
+/// 1 2^-1, not 2^52 2^-53), and (sign, 0, 0) for zero, so exact arithmetic on it carries only the
+/// binary places actually used.
+fn binary_parts(x: f64) -> (bool, u64, i64) {
+    let bits = x.to_bits();
+    let neg = bits >> 63 == 1;
+    let biased = ((bits >> 52) & 0x7ff) as i64;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (mut m, mut e) = if biased == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), biased - 1075)
+    };
+    if m == 0 {
+        return (neg, 0, 0);
+    }
+    while e < 0 && m % 2 == 0 {
+        m /= 2;
+        e += 1;
+    }
+    (neg, m, e)
+}
+
 /// 5^k and 10^k = 5^k 2^k as integers for k <= 27 (10^27 < 2^90), from the parser's table.
 fn pow5_u128(k: u32) -> u128 {
     binary::POWERS_OF_FIVE[k as usize] as u128
@@ -33,6 +56,12 @@ pub(crate) const MAX_EXP10: i64 = 4000;
 struct Big(Vec<u32>);
 
 impl Big {
+    /// The value of a mantissa of at most two limbs (below 10^18 < 2^60); callers check the length.
+    fn short(&self) -> u64 {
+        debug_assert!(self.0.len() <= 2);
+        self.0.iter().rev().fold(0u64, |m, &d| m * LIMB + d as u64)
+    }
+
     fn from_u64(mut x: u64) -> Big {
         let mut v = Vec::new();
         while x > 0 {
@@ -149,23 +178,9 @@ impl Exact {
     /// The exact value of a finite double (m 2^e written as m 5^-e 10^e when e < 0).
     pub fn from_f64(x: f64) -> Exact {
         debug_assert!(x.is_finite());
-        let bits = x.to_bits();
-        let neg = bits >> 63 == 1;
-        let biased = ((bits >> 52) & 0x7ff) as i64;
-        let frac = bits & ((1u64 << 52) - 1);
-        let (mut m, mut e) = if biased == 0 {
-            (frac, -1074)
-        } else {
-            (frac | (1u64 << 52), biased - 1075)
-        };
+        let (neg, m, e) = binary_parts(x);
         if m == 0 {
             return Exact::int(0);
-        }
-        // The shortest form: an odd m when e < 0 (0.5 is 5e-1, not 2^52 5^53 10^-53), so the
-        // arithmetic below carries about 0.7 digits per binary place actually used, not 1075.
-        while e < 0 && m % 2 == 0 {
-            m /= 2;
-            e += 1;
         }
         let mut mant = Big::from_u64(m);
         // by 5^13 and 2^31 at a time (both below 2^32, as mul_small needs)
@@ -349,12 +364,7 @@ impl Exact {
         // exact doubles, so one multiplication or division rounds once, to nearest, the same
         // double as the parser gives.
         if self.mant.0.len() <= 2 && self.exp10.unsigned_abs() <= 22 {
-            let m = self
-                .mant
-                .0
-                .iter()
-                .rev()
-                .fold(0u64, |m, &d| m * LIMB + d as u64);
+            let m = self.mant.short();
             if m < 1 << 53 {
                 let scale = EXACT_POWERS_OF_TEN[self.exp10.unsigned_abs() as usize];
                 let x = if self.exp10 >= 0 {
@@ -384,12 +394,7 @@ impl Exact {
         if self.neg || self.mant.0.len() > 2 || !(-27..=0).contains(&self.exp10) || i >= 1 << 10 {
             return None;
         }
-        let mut m = self
-            .mant
-            .0
-            .iter()
-            .rev()
-            .fold(0u64, |m, &d| m * LIMB + d as u64);
+        let mut m = self.mant.short();
         let mut k = self.exp10.unsigned_abs() as u32;
         // q/2 = 5 q 10^-1 keeps q's trailing zero: 0.25018313285814680 is 0.2501831328581468
         while k > 0 && m % 10 == 0 && m != 0 {
@@ -453,28 +458,9 @@ impl Exact {
         if self.mant.0.len() > 2 || !(-27..=0).contains(&self.exp10) || !x.is_finite() {
             return None;
         }
-        let m = self
-            .mant
-            .0
-            .iter()
-            .rev()
-            .fold(0u64, |m, &d| m * LIMB + d as u64);
+        let m = self.mant.short();
         let k = self.exp10.unsigned_abs() as u32;
-        let bits = x.to_bits();
-        let biased = ((bits >> 52) & 0x7ff) as i64;
-        let frac = bits & ((1u64 << 52) - 1);
-        let (mut big_m, mut e) = if biased == 0 {
-            (frac, -1074)
-        } else {
-            (frac | (1u64 << 52), biased - 1075)
-        };
-        if big_m == 0 {
-            e = 0;
-        }
-        while e < 0 && big_m != 0 && big_m % 2 == 0 {
-            big_m /= 2;
-            e += 1;
-        }
+        let (x_neg, big_m, e) = binary_parts(x);
         let pow10 = pow10_u128(k);
         let bit_len = |v: u128| 128 - v.leading_zeros() as i64;
         if e > 0 || bit_len(m as u128) - e > 125 || bit_len(big_m as u128) + bit_len(pow10) > 126 {
@@ -482,7 +468,7 @@ impl Exact {
         }
         let signed = |neg: bool, v: i128| if neg { -v } else { v };
         let lhs = signed(self.neg, ((m as u128) << -e) as i128);
-        let rhs = signed(bits >> 63 == 1, (big_m as u128 * pow10) as i128);
+        let rhs = signed(x_neg, (big_m as u128 * pow10) as i128);
         let d = lhs - rhs;
         if d == 0 {
             return Some((0, 0.0));
