@@ -133,6 +133,13 @@ test('a fragment restores the inputs and the numbers', T, async (t) => {
   await page.waitForFunction((s) => document.querySelector(s)?.value === 'inf', sel('input-n'));
   assert.equal(await page.inputValue(sel('input-eps')), '0.5');
   assert.equal(await page.isChecked(sel('toggle-lns')), true);
+  // The controls follow the fragment at once; the numbers at the next animation frame, so wait for
+  // the value to settle (the assertion below still fails if it never equals the limit).
+  await page.waitForFunction(([v, l]) => {
+    const x = Number.parseFloat(document.querySelector(v)?.textContent ?? '');
+    const y = Number.parseFloat(document.querySelector(l)?.textContent ?? '');
+    return Number.isFinite(x) && Math.abs(x - y) < 1e-12;
+  }, [sel('log-product-scaled'), sel('limit-scaled')], { timeout: 10_000 }).catch(() => {});
   const lim = await numberIn(page, sel('log-product-scaled'));
   assert.ok(Math.abs(lim - (await num(page, 'limit-scaled'))) < 1e-12, 'at N = inf log Q_N is the limit');
   await assertNoNaN(page);
