@@ -161,3 +161,23 @@ test('fitPowerLaw: the least-squares power law of a list, with its fitted values
   assert.throws(() => api.fitPowerLaw(new Float64Array([3])), /at least 2 values/);
   assert.throws(() => api.fitPowerLaw(new Float64Array([1, -1])), /value 2/);
 });
+
+test('messages name numbers in their shortest form, and the module links no float formatter', () => {
+  // The core writes doubles in messages itself (depthprod::decimal), so the module carries no
+  // copy of the standard library's Grisu/Dragon4 formatter (about 8 KiB gzipped).
+  const message = (f) => {
+    try {
+      f();
+    } catch (e) {
+      return e.message;
+    }
+    assert.fail('no error was thrown');
+  };
+  assert.equal(message(() => api.evaluate({ ...scaled, a: 100.5, n: 1 })), 'A = 100.5 is outside the supported range [0, 100]');
+  assert.equal(message(() => api.evaluate({ ...scaled, variance: { kind: 'power', c: 1e-7, q: 1 }, n: 1 })),
+    'c = 1e-7 is outside the supported range [0.001, 1000]');
+  assert.equal(message(() => api.evaluate({ ...scaled, b: 5e-324, n: 1 })).split(':')[0], 'B = 5e-324 is nonzero but below 1e-100');
+  assert.equal(message(() => api.evaluate({ ...scaled, n: 2.5 })), 'N = "2.5" is not a valid depth: use an integer from 1 to 1e18 (e.g. 1000000 or 1e6), or inf');
+  const bytes = readFileSync(new URL('depthprod_wasm_bg.wasm', pkg)).toString('latin1');
+  for (const mark of ['MAX_SIG_DIGITS', 'd.mant.checked_sub']) assert.equal(bytes.includes(mark), false, `${mark} is in the module`);
+});

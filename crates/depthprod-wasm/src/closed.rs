@@ -31,10 +31,14 @@ pub fn closed_forms(request: JsValue) -> Result<JsValue, JsError> {
 #[wasm_bindgen]
 pub fn rotation(theta: f64, r: f64, n: f64) -> Result<JsValue, JsError> {
     // Only the conversion to the core's integer types is checked here; the core checks ranges.
-    let r = whole(r, u32::MAX as f64)
-        .ok_or_else(|| JsError::new(&format!("r = {r} must be a whole number")))?;
+    let r = whole(r, u32::MAX as f64).ok_or_else(|| {
+        JsError::new(&format!(
+            "r = {} must be a whole number",
+            depthprod::decimal::plain(r)
+        ))
+    })?;
     let n = whole(n, u64::MAX as f64).ok_or(Error::InvalidDepth {
-        text: format!("{n}"),
+        text: depthprod::decimal::plain(n),
     })?;
     let rotation = depthprod::rotation_product(theta, r as u32, n)?;
     let out = Object::new();

@@ -98,7 +98,7 @@ pub fn zeta_tail_bound(a: f64, b: f64, c: f64, q: f64, depth: f64) -> Result<f64
     check("q", q, Q_RANGE)?;
     if !depth.is_finite() || depth < 1.0 {
         return Err(Error::InvalidDepth {
-            text: format!("{depth}"),
+            text: crate::decimal::plain(depth),
         });
     }
     let half_q = 0.5 * q;
@@ -156,7 +156,7 @@ pub(crate) fn eq65_exponent_with(
     check_eps(eps)?;
     if !depth.is_finite() || depth < 1.0 {
         return Err(Error::InvalidDepth {
-            text: format!("{depth}"),
+            text: crate::decimal::plain(depth),
         });
     }
     let ln_l = depth.ln();

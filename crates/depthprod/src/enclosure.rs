@@ -51,6 +51,7 @@ impl Enclosure {
     }
 
     /// Number of significant decimal digits that the enclosure certifies (0 to 17).
+    #[allow(clippy::manual_clamp)] // f64::clamp's NaN check formats floats (see `crate::decimal`)
     pub fn certified_digits(&self) -> u32 {
         let w = self.width();
         let v = self.value.abs();
@@ -61,7 +62,7 @@ impl Enclosure {
             return 0;
         }
         let d = (v / w).log10().floor();
-        d.clamp(0.0, 17.0) as u32
+        d.max(0.0).min(17.0) as u32
     }
 }
 

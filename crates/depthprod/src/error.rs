@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::decimal::short;
+
 /// Why a computation was refused. Nothing in the core panics on bad input; it returns one of these.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Error {
@@ -117,14 +119,3 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
-
-/// A double in shortest round-trip form, in scientific notation when plain digits would be long
-/// (a message must never print 5e-324 as a 330-character decimal).
-pub(crate) fn short(x: f64) -> String {
-    let a = x.abs();
-    if a == 0.0 || (1e-5..1e16).contains(&a) {
-        format!("{x}")
-    } else {
-        format!("{x:e}")
-    }
-}

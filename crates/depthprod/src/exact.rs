@@ -142,6 +142,26 @@ impl Big {
         b.trim();
         b
     }
+    /// Decimal digits, most significant first (none for zero).
+    fn digits(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(9 * self.0.len());
+        for (i, &limb) in self.0.iter().rev().enumerate() {
+            let mut d = [0u8; 9];
+            let mut v = limb;
+            for slot in d.iter_mut().rev() {
+                *slot = (v % 10) as u8;
+                v /= 10;
+            }
+            // the top limb without its leading zeros
+            let skip = if i == 0 {
+                d.iter().take_while(|&&x| x == 0).count()
+            } else {
+                0
+            };
+            out.extend_from_slice(&d[skip..]);
+        }
+        out
+    }
     #[cfg(test)]
     fn to_decimal(&self) -> String {
         match self.0.split_last() {
@@ -191,6 +211,12 @@ impl Exact {
         mant = mant.mul_small(base.pow((count % chunk) as u32));
         let exp10 = e.min(0);
         Exact { neg, mant, exp10 }
+    }
+
+    /// |self| as decimal digits (most significant first, none for zero) and the power of ten
+    /// of the last one: |self| = digits × 10^exp10.
+    pub(crate) fn decimal_digits(&self) -> (Vec<u8>, i64) {
+        (self.mant.digits(), self.exp10)
     }
 
     /// Whether `text` has the syntax [`Exact::parse`] reads, whatever its length: tells "no

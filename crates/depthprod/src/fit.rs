@@ -49,9 +49,10 @@ pub fn fit_power_law(values: &[f64]) -> Result<PowerFit, Error> {
     {
         return Err(Error::InvalidList {
             reason: format!(
-                "value {} (sigma_{}^2 = {v}) must be a positive finite number",
+                "value {} (sigma_{}^2 = {}) must be a positive finite number",
                 i + 1,
-                i + 1
+                i + 1,
+                crate::decimal::short(*v)
             ),
         });
     }

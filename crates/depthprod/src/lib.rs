@@ -19,6 +19,7 @@
 mod bernoulli;
 mod closed_forms;
 mod coefficients;
+pub mod decimal;
 mod double_double;
 mod enclosure;
 mod error;

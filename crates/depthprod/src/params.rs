@@ -376,33 +376,41 @@ fn check_exact(
     Ok(())
 }
 
-/// A range bound's decimal: its shortest round-trip text, exactly.
+/// A range bound's decimal: its shortest round-trip text, exactly (the table's text for the
+/// ranges' own bounds, which a typed value at the corner meets on every plan).
 fn bound_decimal(x: f64) -> Exact {
-    Exact::parse(&x.to_string()).unwrap_or_else(|| Exact::from_f64(x))
+    let text = BOUND_SIDES
+        .iter()
+        .find(|(b, ..)| b.to_bits() == x.to_bits())
+        .map_or_else(
+            || crate::decimal::plain(x),
+            |(.., text)| (*text).to_string(),
+        );
+    Exact::parse(&text).unwrap_or_else(|| Exact::from_f64(x))
 }
 
-/// Each range bound's double compared with its decimal: the double 1e-3 is above 1/1000 and the
-/// double 0.05 above 5/100; the integers are exact. A parameter exactly at a bound (the corner
-/// c = 0.001, A = 100) otherwise paid two long-decimal comparisons per plan. A test checks every
-/// entry against the exact route.
-const BOUND_SIDES: [(f64, Ordering); 7] = [
-    (0.0, Ordering::Equal),
-    (100.0, Ordering::Equal),
-    (1e-3, Ordering::Greater),
-    (1e3, Ordering::Equal),
-    (0.05, Ordering::Greater),
-    (8.0, Ordering::Equal),
-    (10.0, Ordering::Equal),
+/// Each range bound's double compared with its decimal, and that decimal: the double 1e-3 is
+/// above 1/1000 and the double 0.05 above 5/100; the integers are exact. A parameter exactly at a
+/// bound (the corner c = 0.001, A = 100) otherwise paid two long-decimal comparisons per plan. A
+/// test checks every entry against the exact route and the shortest text.
+const BOUND_SIDES: [(f64, Ordering, &str); 7] = [
+    (0.0, Ordering::Equal, "0"),
+    (100.0, Ordering::Equal, "100"),
+    (1e-3, Ordering::Greater, "0.001"),
+    (1e3, Ordering::Equal, "1000"),
+    (0.05, Ordering::Greater, "0.05"),
+    (8.0, Ordering::Equal, "8"),
+    (10.0, Ordering::Equal, "10"),
 ];
 
 /// The bound's double compared with its decimal ([`BOUND_SIDES`], else the exact route).
 fn bound_vs_its_decimal(b: f64) -> Ordering {
     BOUND_SIDES
         .iter()
-        .find(|(x, _)| x.to_bits() == b.to_bits())
+        .find(|(x, ..)| x.to_bits() == b.to_bits())
         .map_or_else(
             || Exact::from_f64(b).cmp_exact(&bound_decimal(b)),
-            |&(_, side)| side,
+            |&(_, side, _)| side,
         )
 }
 
@@ -424,9 +432,10 @@ fn validate_list(values: &[f64]) -> Result<(), Error> {
         if !v.is_finite() || !(1e-300..=1e300).contains(&v) {
             return Err(Error::InvalidList {
                 reason: format!(
-                    "entry {} (layer {}) is {v}; every variance must be a positive finite number",
+                    "entry {} (layer {}) is {}; every variance must be a positive finite number",
                     i + 1,
-                    i + 1
+                    i + 1,
+                    crate::decimal::short(v)
                 ),
             });
         }
@@ -495,7 +504,7 @@ impl Depth {
             return Ok(Depth::Finite((x as u64).min(MAX_DEPTH)));
         }
         Err(Error::InvalidDepth {
-            text: format!("{x}"),
+            text: crate::decimal::plain(x),
         })
     }
 }
@@ -671,11 +680,13 @@ mod tests {
         // the table holds every bound of every range, each as the exact route decides it
         for (lo, hi) in [AB_RANGE, C_RANGE, Q_RANGE, LAMBDA_RANGE] {
             for b in [lo, hi] {
-                assert!(BOUND_SIDES.iter().any(|(x, _)| *x == b), "{b} missing");
+                assert!(BOUND_SIDES.iter().any(|(x, ..)| *x == b), "{b} missing");
             }
         }
-        for (b, side) in BOUND_SIDES {
-            assert_eq!(Exact::from_f64(b).cmp_exact(&bound_decimal(b)), side, "{b}");
+        for (b, side, text) in BOUND_SIDES {
+            assert_eq!(text, crate::decimal::plain(b));
+            let decimal = Exact::parse(&crate::decimal::plain(b)).unwrap();
+            assert_eq!(Exact::from_f64(b).cmp_exact(&decimal), side, "{b}");
         }
     }
 

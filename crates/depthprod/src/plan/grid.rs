@@ -13,7 +13,10 @@ pub fn depth_grid(n_max: u64, count: usize) -> Result<Vec<f64>, Error> {
         let n = (top * i as f64 / (count - 1) as f64)
             .exp()
             .round()
-            .clamp(1.0, n_max as f64);
+            // max/min, not f64::clamp: clamp's NaN check formats floats, which the wasm
+            // module otherwise does without (see `crate::decimal`)
+            .max(1.0)
+            .min(n_max as f64);
         if out.last().is_none_or(|&last| n > last) {
             out.push(n);
         }

@@ -4,6 +4,7 @@
 use super::finite_part::{self, Declined, InputsDd};
 use super::{down, enclosure, up, RouteOptions, BEYOND_DEPTHS, K_MAX, TOL};
 use crate::coefficients::{root_radius, LogSeries};
+use crate::decimal;
 use crate::euler_maclaurin::{em_start, EmRegion, PowerTerm};
 use crate::exact::{Dyadic, Exact};
 use crate::sum::{small_product_error, Accumulator, LIBM_REL, U};
@@ -497,13 +498,14 @@ impl PowerPlan {
                 .find(|&i| self.side[i] != 0 && self.s[i] == 1.0)
                 .unwrap_or(1);
             return Some(format!(
-                "{what} is not resolvable in double precision: 1 - {k}p = {:e} is closer to 0 than double precision resolves near the pole of the zeta function",
-                self.gap[k]
+                "{what} is not resolvable in double precision: 1 - {k}p = {} is closer to 0 than double precision resolves near the pole of the zeta function",
+                decimal::scientific(self.gap[k])
             ));
         }
         if self.divergent && (!v.is_finite() || e > v.abs().max(1.0)) {
             return Some(format!(
-                "{what} is not resolvable in double precision: its rounding error bound {e:.1e} exceeds its size"
+                "{what} is not resolvable in double precision: its rounding error bound {} exceeds its size",
+                decimal::scientific_to(e, 1)
             ));
         }
         None
@@ -537,8 +539,8 @@ impl PowerPlan {
         let reason = self.reason_for(self.infinity).map(|why| {
             match (1..=self.k).find(|&i| self.log_like(i)) {
                 Some(i) if self.infinity_reason().is_none() => format!(
-                    "{why} (C = C' - c/d with d = 1 - {i}p = {:e}; C', the constant that goes with the log-like term, is certified)",
-                    self.gap[i]
+                    "{why} (C = C' - c/d with d = 1 - {i}p = {}; C', the constant that goes with the log-like term, is certified)",
+                    decimal::scientific(self.gap[i])
                 ),
                 _ => why,
             }
