@@ -221,14 +221,12 @@ mod tests {
         }
         let mut y = 0x2545_f491_4f6c_dd1du64;
         for i in 0..60_000 {
-            y ^= y << 13;
-            y ^= y >> 7;
-            y ^= y << 17;
+            let r = crate::exact::tests::next(&mut y);
             // random bit patterns, and short decimals (the digits messages mostly show)
             let x = if i % 2 == 0 {
-                f64::from_bits(y)
+                f64::from_bits(r)
             } else {
-                (y % 1_000_000) as f64 * 10f64.powi((y >> 40) as i32 % 40 - 20)
+                (r % 1_000_000) as f64 * 10f64.powi((r >> 40) as i32 % 40 - 20)
             };
             if !x.is_nan() {
                 out.push(x);

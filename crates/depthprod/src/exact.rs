@@ -1008,7 +1008,7 @@ pub fn parse_f64(text: &str) -> Option<f64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -1056,12 +1056,19 @@ mod tests {
         }
     }
 
-    /// xorshift64, for the sampled tests below.
-    fn next(y: &mut u64) -> u64 {
+    /// xorshift64, for the sampled tests here and in `decimal.rs`.
+    pub(crate) fn next(y: &mut u64) -> u64 {
         *y ^= *y << 13;
         *y ^= *y >> 7;
         *y ^= *y << 17;
         *y
+    }
+
+    /// `len` random decimal digits (a leading zero allowed).
+    fn random_digits(y: &mut u64, len: u64) -> String {
+        (0..len)
+            .map(|_| char::from(b'0' + (next(y) % 10) as u8))
+            .collect()
     }
 
     /// [`checked_quotient`] gives v / 10^k correctly rounded whenever it gives anything, and gives
@@ -1096,9 +1103,7 @@ mod tests {
         let mut short = 0;
         for i in 0..40_000 {
             let len = 1 + next(&mut y) % 19;
-            let digits: String = (0..len)
-                .map(|_| char::from(b'0' + (next(&mut y) % 10) as u8))
-                .collect();
+            let digits = random_digits(&mut y, len);
             let exp = (next(&mut y) % 60) as i64 - 40;
             let sign = if next(&mut y) & 1 == 1 { "-" } else { "" };
             let exact = Exact::parse(&format!("{sign}{digits}e{exp}")).unwrap();
@@ -1154,9 +1159,7 @@ mod tests {
         let mut y = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..20_000 {
             let len = 1 + next(&mut y) % 60;
-            let digits: String = (0..len)
-                .map(|_| char::from(b'0' + (next(&mut y) % 10) as u8))
-                .collect();
+            let digits = random_digits(&mut y, len);
             let exp = (next(&mut y) % 700) as i64 - 370;
             let point = (next(&mut y) % (len + 1)) as usize;
             let sign = if next(&mut y) & 1 == 1 { "-" } else { "" };
