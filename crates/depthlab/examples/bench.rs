@@ -147,6 +147,7 @@ fn only(layer_norms: bool, end_to_end: bool) -> Selection {
         end_to_end,
         gradients: false,
         angular: false,
+        ..Selection::default()
     }
 }
 

@@ -16,7 +16,7 @@ use crate::linalg::{axpy, dot, norm2};
 use crate::model::Gaussian;
 
 /// One iterated spectral norm.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NormEstimate {
     /// ||M y||_2 for the final unit Ritz vector y: a lower bound on ||M||_2.
     pub norm: f64,

@@ -27,7 +27,7 @@ pub mod ops;
 pub use error::LabError;
 pub use lanczos::{spectral_norm, LanczosOptions, NormEstimate};
 pub use load::{load, FileConfig, Overrides};
-pub use measure::{run, InputSpec, LabSpec, Report, Selection};
+pub use measure::{merge_shares, run, InputSpec, LabSpec, Report, Selection, Share};
 pub use memory::{MemoryEstimate, DEFAULT_MEMORY_BUDGET};
 pub use model::{Config, Gaussian, Model, Placement, Weights};
 pub use ops::{MlpKind, NormKind};

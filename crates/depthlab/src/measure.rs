@@ -30,7 +30,7 @@ use crate::lanczos::{lanczos_top, LanczosOptions, NormEstimate};
 use crate::linalg::{dot, norm2};
 use crate::model::{Config, Gaussian, LayerCache, LayerWeights, Model, Weights};
 use depthprod::{Enclosure, Family, Params, Plan, Variance, C_RANGE};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// Where x_1 comes from.
@@ -49,6 +49,41 @@ pub struct Selection {
     pub end_to_end: bool,
     pub gradients: bool,
     pub angular: bool,
+    /// Which part of the selected work this run does ([`Share::WHOLE`]: all of it).
+    pub share: Share,
+}
+
+/// One of `count` parts of a run's measurements, so that `count` processes (the lab page's
+/// workers) can measure one network side by side; [`merge_shares`] joins their reports into the
+/// report of the whole run, bit for bit. Every share builds the model and runs the forward pass
+/// (cheap beside the norms). Share `index` measures the per-layer norms of the layers l with
+/// (l - 1) mod count = index and the end-to-end chains i ([`end_to_end_chains`]) with
+/// i mod count = index; the last share also the gradients and the angular distances. Each norm
+/// is computed by the same code on the same data as in a whole run (the chains are fixed by L
+/// alone), which is why the merged numbers equal the whole run's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Share {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Share {
+    /// The whole run.
+    pub const WHOLE: Share = Share { index: 0, count: 1 };
+    /// The most shares a run may be split into.
+    pub const MAX_COUNT: usize = 64;
+
+    fn has_layer(self, l: usize) -> bool {
+        (l - 1) % self.count == self.index
+    }
+
+    fn has_chain(self, i: usize) -> bool {
+        i % self.count == self.index
+    }
+
+    fn has_extras(self) -> bool {
+        self.index + 1 == self.count
+    }
 }
 
 impl Default for Selection {
@@ -58,6 +93,7 @@ impl Default for Selection {
             end_to_end: true,
             gradients: true,
             angular: true,
+            share: Share::WHOLE,
         }
     }
 }
@@ -95,7 +131,7 @@ pub fn worker_threads() -> usize {
 }
 
 /// A certified interval from the core.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     pub value: f64,
     pub lo: f64,
@@ -137,7 +173,7 @@ fn interval_sub(a: Interval, b: Interval) -> Interval {
 }
 
 /// Per-layer results (see the module documentation for the definitions).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LayerReport {
     pub layer: usize,
     pub variance: f64,
@@ -161,8 +197,110 @@ pub struct LayerReport {
     pub looseness_scaled_log: Option<f64>,
 }
 
+impl LayerReport {
+    /// The columns that follow from this layer's own measurements and bounds: the norms (from
+    /// their estimates), grad_norm (the Frobenius norm of the per-tensor norms), its ratio to
+    /// ||J_l - I||, and the looseness of each bound (log of bound over measured). A whole run and
+    /// [`merge_shares`] both call it, so their numbers agree bit for bit.
+    fn derive_own_columns(&mut self) {
+        self.jacobian_norm = self.jacobian.map(|x| x.norm);
+        self.jacobian_minus_identity_norm = self.jacobian_minus_identity.map(|x| x.norm);
+        self.end_to_end_norm = self.end_to_end.map(|x| x.norm);
+        self.grad_norm = self
+            .grad_norms
+            .as_ref()
+            .map(|g| g.iter().map(|(_, v)| v * v).sum::<f64>().sqrt());
+        self.grad_to_jacobian_minus_identity = match (self.grad_norm, self.jacobian_minus_identity)
+        {
+            (Some(g), Some(m)) if m.norm > 0.0 => Some(g / m.norm),
+            _ => None,
+        };
+        let e = self.end_to_end;
+        let loose = |b: Option<Interval>| Some(b?.value - libm::log(e?.norm));
+        self.looseness_unscaled_log = loose(self.bound_unscaled_log);
+        self.looseness_scaled_log = loose(self.bound_scaled_log);
+    }
+}
+
+/// log_product_of_norms of every layer, sum_{k=l}^{L} log ||J_k||_2 (summed from l = L down), when
+/// every layer's ||J_k||_2 is known; otherwise none.
+fn derive_products_of_norms(layers: &mut [LayerReport]) {
+    if layers.iter().any(|r| r.jacobian_norm.is_none()) {
+        layers
+            .iter_mut()
+            .for_each(|r| r.log_product_of_norms = None);
+        return;
+    }
+    let mut log_suffix = 0.0;
+    for r in layers.iter_mut().rev() {
+        log_suffix += libm::log(r.jacobian_norm.unwrap_or(f64::NAN));
+        r.log_product_of_norms = Some(log_suffix);
+    }
+}
+
+/// The report of a whole run from the reports of its shares ([`Share`]), one per share in any
+/// order: each layer's norms and gradients from the share that measured them, the loss and the
+/// angular distances from the last share, and the derived columns computed afresh by the code a
+/// whole run uses. Equal, bit for bit, to the report of the same spec run whole (tested).
+/// Reports of different runs (configuration, seed, tolerance, digests or layer count differ), or
+/// a count of reports that is not the shares' count, are an error.
+pub fn merge_shares(parts: Vec<Report>) -> Result<Report, LabError> {
+    let bad = |why: &str| LabError::OutOfRange {
+        name: "shares",
+        value: format!("{} reports", parts.len()),
+        range: format!("the reports of every share of one run ({why})"),
+    };
+    let Some(first) = parts.first() else {
+        return Err(bad("none given"));
+    };
+    let same_run = |r: &Report| {
+        r.config == first.config
+            && r.seed == first.seed
+            && r.lanczos_tol.to_bits() == first.lanczos_tol.to_bits()
+            && r.digest == first.digest
+            && r.layers.len() == first.layers.len()
+    };
+    if !parts.iter().all(same_run) {
+        return Err(bad("they are of different runs"));
+    }
+    let mut shares: Vec<Share> = parts.iter().map(|r| r.share).collect();
+    shares.sort_by_key(|s| s.index);
+    let count = parts.len();
+    if !shares
+        .iter()
+        .enumerate()
+        .all(|(i, s)| s.count == count && s.index == i)
+    {
+        return Err(bad(
+            "one report for each share index, all of the same count",
+        ));
+    }
+    let mut merged = first.clone();
+    merged.share = Share::WHOLE;
+    for part in &parts {
+        if part.share.has_extras() {
+            merged.loss = part.loss;
+            merged.angular_distance = part.angular_distance.clone();
+        }
+        for (m, p) in merged.layers.iter_mut().zip(&part.layers) {
+            if part.share.has_extras() {
+                m.grad_norms = p.grad_norms.clone();
+            }
+            m.jacobian = m.jacobian.or(p.jacobian);
+            m.jacobian_minus_identity = m.jacobian_minus_identity.or(p.jacobian_minus_identity);
+            m.end_to_end = m.end_to_end.or(p.end_to_end);
+        }
+    }
+    merged
+        .layers
+        .iter_mut()
+        .for_each(LayerReport::derive_own_columns);
+    derive_products_of_norms(&mut merged.layers);
+    Ok(merged)
+}
+
 /// sigma^2 = c l^q or c e^(lambda l), with 95% intervals.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Fit {
     pub c: f64,
     /// q (power) or lambda (exponential).
@@ -174,7 +312,7 @@ pub struct Fit {
 }
 
 /// The paper's bound beside the measurement.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BoundReport {
     /// Eq. 47.
     pub a: f64,
@@ -197,7 +335,7 @@ pub struct BoundReport {
 }
 
 /// Everything a run measures.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub config: Config,
     pub seed: u64,
@@ -215,10 +353,12 @@ pub struct Report {
     /// weights, and the input stream x_1 (T x d). Equal digests from the CLI and the page mean the
     /// two builds measured the very same network on the very same input.
     pub digest: Digests,
+    /// The part of the run this report holds ([`Share::WHOLE`] for a whole run).
+    pub share: Share,
 }
 
 /// See [`Report::digest`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Digests {
     pub weights: String,
     pub input: String,
@@ -240,32 +380,50 @@ pub struct Stage {
     pub total: usize,
 }
 
-/// The stages `spec` will go through, in order (unselected measurements have none).
+/// The stages `spec` will go through, in order (unselected measurements, and those with no step
+/// in the spec's share, have none).
 pub fn stages(spec: &LabSpec) -> Vec<Stage> {
     let big_l = spec.cfg.layers;
     let mut v = vec![Stage {
         name: STAGE_FORWARD,
         total: 1,
     }];
-    if spec.select.layer_norms {
+    let share = spec.select.share;
+    // A share may have no layer or no suffix of its own (more shares than layers or chains).
+    if spec.select.layer_norms && share_layers(share, big_l) > 0 {
         v.push(Stage {
             name: STAGE_LAYER_JACOBIANS,
-            total: big_l,
+            total: share_layers(share, big_l),
         });
     }
-    if spec.select.end_to_end {
+    if spec.select.end_to_end && share_suffixes(share, big_l) > 0 {
         v.push(Stage {
             name: STAGE_END_TO_END,
-            total: big_l,
+            total: share_suffixes(share, big_l),
         });
     }
-    if spec.select.gradients {
+    if spec.select.gradients && share.has_extras() {
         v.push(Stage {
             name: STAGE_GRADIENTS,
             total: 1,
         });
     }
     v
+}
+
+/// How many layers' per-layer norms `share` measures.
+fn share_layers(share: Share, layers: usize) -> usize {
+    (1..=layers).filter(|&l| share.has_layer(l)).count()
+}
+
+/// How many suffixes' end-to-end norms `share` measures.
+fn share_suffixes(share: Share, layers: usize) -> usize {
+    end_to_end_chains(layers)
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| share.has_chain(*i))
+        .map(|(_, (from, to))| from + 1 - to)
+        .sum()
 }
 
 /// Some of layer `layer`'s measurements, sent as soon as they are finished: only the fields just
@@ -506,6 +664,17 @@ pub fn validate(spec: &LabSpec) -> Result<crate::memory::MemoryEstimate, LabErro
             name: "max_iter",
             value: spec.lanczos.max_iter.to_string(),
             range: format!("an integer in [1, {MAX_ITER}]"),
+        });
+    }
+    let share = spec.select.share;
+    if share.count == 0 || share.count > Share::MAX_COUNT || share.index >= share.count {
+        return Err(LabError::OutOfRange {
+            name: "share",
+            value: format!("{} of {}", share.index, share.count),
+            range: format!(
+                "an index below a count in [1, {}] (index 0 of count 1: the whole run)",
+                Share::MAX_COUNT
+            ),
         });
     }
     let estimate = crate::memory::estimate(&spec.cfg, 0, &spec.lanczos, &spec.select);
@@ -806,9 +975,15 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
         let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         ctx.emit(Event::Progress(phase, k, total));
     };
+    let share = spec.select.share;
+    let my_layers = share_layers(share, big_l);
+    let my_suffixes = share_suffixes(share, big_l);
     let per_layer: Vec<Option<(NormEstimate, NormEstimate)>> = if spec.select.layer_norms {
         let v = map_indices(big_l, |i| {
             let l = i + 1;
+            if !share.has_layer(l) {
+                return None;
+            }
             let o = LanczosOptions {
                 seed: opts.seed.wrapping_add(l as u64),
                 ..opts
@@ -823,7 +998,7 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
                 jacobian_minus_identity: Some(jmi),
                 ..LayerUpdate::default()
             })));
-            tick(STAGE_LAYER_JACOBIANS, big_l);
+            tick(STAGE_LAYER_JACOBIANS, my_layers);
             Some((j, jmi))
         });
         cancelled()?;
@@ -840,9 +1015,14 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
                 end_to_end: Some(r),
                 ..LayerUpdate::default()
             })));
-            tick(STAGE_END_TO_END, big_l);
+            tick(STAGE_END_TO_END, my_suffixes);
         };
-        let chains = end_to_end_chains(big_l);
+        let chains: Vec<(usize, usize)> = end_to_end_chains(big_l)
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| share.has_chain(*i))
+            .map(|(_, c)| c)
+            .collect();
         let parts = map_indices(chains.len(), |i| {
             let (from, to) = chains[i];
             crate::end_to_end::end_to_end_chain(&model, &caches, from, to, opts, &stop, &emit)
@@ -857,7 +1037,7 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
         vec![None; big_l]
     };
 
-    let (loss, grads) = if spec.select.gradients {
+    let (loss, grads) = if spec.select.gradients && share.has_extras() {
         ctx.emit(Event::Progress(STAGE_GRADIENTS, 0, 1));
         let mut grads: Vec<Vec<(String, f64)>> = vec![Vec::new(); big_l];
         let loss = backpropagate(&model, &xs, &caches, &ids, |l, gw| {
@@ -882,7 +1062,7 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
     };
     cancelled()?;
 
-    let angular = if spec.select.angular {
+    let angular = if spec.select.angular && share.has_extras() {
         let n = xs.len();
         let mut m = vec![vec![0.0; n]; n];
         for i in 0..n {
@@ -906,24 +1086,11 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
     let bound = bound_report(cfg, &variances[..big_l], fit_power.as_ref());
 
     let mut layers = Vec::with_capacity(big_l);
-    let mut log_suffix = 0.0;
-    let mut suffix: Vec<Option<f64>> = vec![None; big_l];
-    if spec.select.layer_norms {
-        for l in (1..=big_l).rev() {
-            log_suffix += libm::log(per_layer[l - 1].unwrap().0.norm);
-            suffix[l - 1] = Some(log_suffix);
-        }
-    }
     for l in 1..=big_l {
         let (j, jmi) = match per_layer[l - 1] {
             Some((a, b)) => (Some(a), Some(b)),
             None => (None, None),
         };
-        let e = e2e[l - 1];
-        let grad_norms = grads.as_ref().map(|g| g[l - 1].clone());
-        let grad_norm = grad_norms
-            .as_ref()
-            .map(|g| g.iter().map(|(_, v)| v * v).sum::<f64>().sqrt());
         let suffix_of = |p: &Option<Vec<Interval>>| -> Option<Interval> {
             let p = p.as_ref()?;
             Some(if l == 1 {
@@ -932,31 +1099,28 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
                 interval_sub(p[big_l - 1], p[l - 2])
             })
         };
-        let bu = suffix_of(&bound.prefix_unscaled);
-        let bs = suffix_of(&bound.prefix_scaled);
-        let loose = |b: Option<Interval>| Some(b?.value - libm::log(e?.norm));
-        layers.push(LayerReport {
+        let mut layer = LayerReport {
             layer: l,
             variance: variances[l - 1],
-            jacobian_norm: j.map(|x| x.norm),
-            jacobian_minus_identity_norm: jmi.map(|x| x.norm),
-            end_to_end_norm: e.map(|x| x.norm),
-            grad_norm,
-            log_product_of_norms: suffix[l - 1],
-            grad_to_jacobian_minus_identity: match (grad_norm, jmi) {
-                (Some(g), Some(m)) if m.norm > 0.0 => Some(g / m.norm),
-                _ => None,
-            },
+            jacobian_norm: None,
+            jacobian_minus_identity_norm: None,
+            end_to_end_norm: None,
+            grad_norm: None,
+            log_product_of_norms: None,
+            grad_to_jacobian_minus_identity: None,
             jacobian: j,
             jacobian_minus_identity: jmi,
-            end_to_end: e,
-            grad_norms,
-            bound_unscaled_log: bu,
-            bound_scaled_log: bs,
-            looseness_unscaled_log: loose(bu),
-            looseness_scaled_log: loose(bs),
-        });
+            end_to_end: e2e[l - 1],
+            grad_norms: grads.as_ref().map(|g| g[l - 1].clone()),
+            bound_unscaled_log: suffix_of(&bound.prefix_unscaled),
+            bound_scaled_log: suffix_of(&bound.prefix_scaled),
+            looseness_unscaled_log: None,
+            looseness_scaled_log: None,
+        };
+        layer.derive_own_columns();
+        layers.push(layer);
     }
+    derive_products_of_norms(&mut layers);
 
     Ok(Report {
         config: cfg.clone(),
@@ -971,6 +1135,7 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
         angular_distance: angular,
         lanczos_tol: opts.tol,
         digest: digests,
+        share,
     })
 }
 

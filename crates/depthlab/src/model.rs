@@ -16,7 +16,7 @@ use rand_core::{RngCore, SeedableRng};
 use std::sync::Arc;
 
 /// Where the norms sit in each block (the paper's comparisons; docs/MATH.md, section 9).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Placement {
     /// h = x + Attn(N1(x)); y = h + MLP(N2(h)).
@@ -68,7 +68,7 @@ impl Placement {
 }
 
 /// Everything that fixes the network's shape and arithmetic.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Config {
     pub d: usize,
     pub heads: usize,

@@ -14,7 +14,7 @@
 use crate::linalg::{axpy, dot, dot_lanes, linear, linear_grad_w, linear_t};
 
 /// Which normalisation: RMSNorm (LLaMA) or LayerNorm without bias.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum NormKind {
     /// y = x / sqrt(mean(x^2) + eps) * g.
@@ -390,7 +390,7 @@ pub fn attn_vjp(
 }
 
 /// Which MLP: SwiGLU down(silu(gate u) * up u) (LLaMA), or GELU down(gelu(up u)) (tanh form).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MlpKind {
     SwiGlu,

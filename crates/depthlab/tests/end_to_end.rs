@@ -43,6 +43,7 @@ fn warm_started_norms_match_cold_starts() {
                 end_to_end: true,
                 gradients: false,
                 angular: false,
+                ..Selection::default()
             },
             memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
         };

@@ -197,6 +197,7 @@ fn variance_grows_under_pre_ln_and_more_slowly_under_lns() {
                     end_to_end: false,
                     gradients: false,
                     angular: false,
+                    ..Selection::default()
                 },
                 memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
             };
