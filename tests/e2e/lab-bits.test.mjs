@@ -60,9 +60,24 @@ function asCliJson(r) {
   };
 }
 
-function compare(t, label, spec, args, weights, config) {
+/**
+ * The module's report for `spec`: one whole run, or (`shares` > 1) the run split as the lab page
+ * splits a placement over workers, each share run on its own and the reports joined by
+ * `mergeLabShares` (given in reverse order: the order must not matter).
+ */
+function runIn(spec, weights, config, shares) {
+  if (shares === 1) return lab.runLab(spec, weights, config);
+  const parts = [];
+  for (let i = shares - 1; i >= 0; i--) parts.push(lab.runLab({ ...spec, shareIndex: i, shareCount: shares }, weights, config));
+  for (const [k, part] of parts.entries()) assert.deepEqual(part.share, { index: shares - 1 - k, count: shares });
+  const merged = lab.mergeLabShares(parts);
+  assert.deepEqual(merged.share, { index: 0, count: 1 });
+  return merged;
+}
+
+function compare(t, label, spec, args, weights, config, shares = 1) {
   const json = cli(args);
-  const report = asCliJson(lab.runLab(spec, weights, config));
+  const report = asCliJson(runIn(spec, weights, config, shares));
   const keys = ['layers', 'loss', 'final_variance', 'angular_distance', 'token_ids', 'digest', 'fit', 'bound'];
   const count = keys.reduce((n, k) => n + sameBits(report[k], json[k], `${label}: ${k}`), 0);
   // Every layer's six contract columns at least, so an empty report cannot pass.
@@ -90,4 +105,19 @@ test('a loaded .safetensors checkpoint: the same bits', { timeout: 600_000 }, (t
   const weights = new Uint8Array(readFileSync(CHECKPOINT));
   const config = readFileSync(CHECKPOINT_CONFIG, 'utf8');
   compare(t, 'checkpoint, pre', { norm: 'pre', tokens: 5, seed: 3 }, ['--norm', 'pre', '--weights', fileURLToPath(CHECKPOINT), '--tokens', '5', '--seed', '3'], weights, config);
+});
+
+test('a run split into shares (as the page splits a placement over two workers) and merged: the same bits', { timeout: 600_000 }, (t) => {
+  for (const norm of ['pre', 'lns', 'mix']) {
+    for (const shares of [2, 3]) compare(t, `${norm} in ${shares} shares`, { ...SMALL, norm }, ['--norm', norm, ...smallArgs], undefined, undefined, shares);
+  }
+  const weights = new Uint8Array(readFileSync(CHECKPOINT));
+  const config = readFileSync(CHECKPOINT_CONFIG, 'utf8');
+  compare(t, 'checkpoint, lns in 2 shares', { norm: 'lns', tokens: 5, seed: 3 }, ['--norm', 'lns', '--weights', fileURLToPath(CHECKPOINT), '--tokens', '5', '--seed', '3'], weights, config, 2);
+  // Shares of different runs, or a share missing, are refused with a message.
+  const a = lab.runLab({ ...SMALL, norm: 'pre', shareIndex: 0, shareCount: 2 });
+  const b = lab.runLab({ ...SMALL, norm: 'pre', seed: 8, shareIndex: 1, shareCount: 2 });
+  assert.throws(() => lab.mergeLabShares([a, b]), /different runs/);
+  assert.throws(() => lab.mergeLabShares([a]), /one report for each share/);
+  assert.throws(() => lab.runLab({ ...SMALL, norm: 'pre', shareIndex: 2, shareCount: 2 }), /share.*2 of 2/);
 });

@@ -12,6 +12,7 @@
 //! | export | arguments | returns |
 //! |---|---|---|
 //! | `runLab(spec, weights, configJson, onProgress, onLayer, shouldStop)` | below; `weights` a `Uint8Array` of a `.safetensors` file or `undefined`; `configJson` the text of its `config.json` or `undefined`; the three callbacks functions or `undefined` | the report (below) |
+//! | `mergeLabShares(reports)` | the reports of one spec's shares (`shareIndex` 0 .. `shareCount` - 1), any order | the whole run's report, bit for bit |
 //! | `defaults()` | | the seeded defaults, `{d, heads, dff, tokens, layers, vocab, std, seed, tol, maxIter}` |
 //! | `version()` | | the crate version |
 //! | `gemmRepeat(m, k, n, reps)`, `gemmFlops()` | | for `scripts/bench-lab.mjs`: `reps` products in the lab's layer layout (a checksum back), and the floating-point operations of the lab's products so far |
@@ -22,7 +23,9 @@
 //! `layers`, `vocab`, `std` (init std sigma), `seed`, `input` (`'tokens'` or `'gaussian'`),
 //! `inputStd`, `normKind` (`'rms'`, `'layer'`), `mlp` (`'swiglu'`, `'gelu'`), `scaledInit`,
 //! `tieEmbeddings`, `mixPostLayers` (default max(1, floor(L/4))), `deepnormAlpha`, `tol`,
-//! `maxIter`, `endToEnd` (default `true`). With `weights` the dimensions come from the file (and
+//! `maxIter`, `endToEnd` (default `true`), `shareIndex` and `shareCount` (default 0 and 1, the
+//! whole run: share `shareIndex` of `shareCount` measures only its part, `depthlab::Share`, and
+//! `mergeLabShares` joins the parts). With `weights` the dimensions come from the file (and
 //! `configJson`); `layers` may take a prefix of the file's layers and `tokens` sets T.
 //!
 //! **Memory**: a run whose estimated peak ([`depthlab::memory`]) exceeds [`MEMORY_BUDGET`]
@@ -36,7 +39,7 @@
 //! bound_unscaled_log, bound_scaled_log, looseness_unscaled_log, looseness_scaled_log}]`,
 //! `fit_power` / `fit_exponential` (`{c, rate, c_ci, rate_ci, r2}`), `bound: {a, b, b_factored,
 //! sigma, unscaled, scaled, unscaled_power_fit, scaled_power_fit, errors}`, `angular_distance`,
-//! `lanczos_tol`. The per-layer names are the CLI contract's. Numbers are the doubles themselves
+//! `lanczos_tol`, `digest` (`{weights, input}`), `share` (`{index, count}`). The per-layer names are the CLI contract's. Numbers are the doubles themselves
 //! (no decimal round trip).
 //!
 //! **Streaming**: `onProgress(stage, done, total)` (stages `forward`, `layer Jacobians`,
@@ -50,7 +53,7 @@
 use depthlab::measure::{run_streaming, Hooks, LayerUpdate};
 use depthlab::{
     Config, FileConfig, InputSpec, LabSpec, LanczosOptions, MlpKind, NormKind, Overrides,
-    Placement, Selection,
+    Placement, Report, Selection, Share,
 };
 use js_sys::{Function, Reflect};
 use serde::Serialize;
@@ -180,6 +183,19 @@ pub fn run_lab(
     };
     let report = run_streaming(&spec, &hooks).map_err(|e| JsError::new(&e.to_string()))?;
     to_js(&report)
+}
+
+/// `mergeLabShares(reports)`: the report of a whole run from the reports of its shares (an array,
+/// one per share, any order), through `depthlab::merge_shares`: bit for bit the whole run's.
+#[wasm_bindgen(js_name = mergeLabShares)]
+pub fn merge_lab_shares(reports: JsValue) -> Result<JsValue, JsError> {
+    let parts: Vec<Report> = serde_wasm_bindgen::from_value(reports).map_err(|e| {
+        JsError::new(&format!(
+            "internal error: the shares' reports could not be read: {e}"
+        ))
+    })?;
+    let merged = depthlab::merge_shares(parts).map_err(|e| JsError::new(&e.to_string()))?;
+    to_js(&merged)
 }
 
 /// Plain objects out, `null` for absent values.
@@ -417,6 +433,10 @@ fn read_spec(
         },
         select: Selection {
             end_to_end: flag(spec, "endToEnd")?.unwrap_or(true),
+            share: Share {
+                index: size(spec, "shareIndex")?.unwrap_or(0),
+                count: size(spec, "shareCount")?.unwrap_or(1),
+            },
             ..Selection::default()
         },
         memory_budget: MEMORY_BUDGET,
