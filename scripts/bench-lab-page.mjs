@@ -5,7 +5,11 @@
 // run (every requestAnimationFrame interval, and Chromium's long tasks, > 50 ms). Goal: < 4 s,
 // frames under 16 ms throughout.
 //
-//   node scripts/bench-lab-page.mjs [--small]      (--small: the e2e tests' small network)
+//   node scripts/bench-lab-page.mjs [--small] [--norms=pre]
+//
+// --small: the e2e tests' small network; --norms: the placements (default pre,lns). With more
+// workers than placements the page splits each placement in two shares (lab-client.js): on a
+// 2-core machine --norms=pre shows what that gains.
 //
 // Needs www/pkg (`node scripts/build-wasm.mjs`; run here when missing).
 
@@ -22,9 +26,11 @@ if (!existsSync(join(REPO, 'www', 'pkg', 'depthlab_wasm_bg.wasm'))) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 const small = process.argv.includes('--small');
+const norms = (process.argv.find((a) => a.startsWith('--norms='))?.slice(8) || 'pre,lns').split(',');
 const hash = small
-  ? '#norms=pre,lns&d=16&heads=2&dff=40&tokens=4&layers=3&std=0.02&seed=1&run=1'
-  : '#norms=pre,lns&d=128&heads=4&dff=344&tokens=32&layers=32&std=0.02&seed=1&run=1';
+  ? `#norms=${norms}&d=16&heads=2&dff=40&tokens=4&layers=3&std=0.02&seed=1&run=1`
+  : `#norms=${norms}&d=128&heads=4&dff=344&tokens=32&layers=32&std=0.02&seed=1&run=1`;
+const NAMES = { pre: 'Pre-LN', lns: 'LNS', post: 'Post-LN', deepnorm: 'DeepNorm', sandwich: 'Sandwich', mix: 'Mix-LN' };
 
 // Records every animation frame's time and the long tasks from the page's first script on.
 function recordFrames() {
@@ -71,11 +77,15 @@ try {
       over16: gaps.filter((g) => g > 16.7 * 1.5).length,
       long: window.__long.length,
       longSum: window.__long.reduce((a, b) => a + b, 0),
+      workers: document.body.dataset.labWorkers,
+      shares: document.body.dataset.labShares,
     };
   });
   const ms = (x) => `${x.toFixed(1)} ms`;
-  console.log(`bench-lab-page: ${small ? 'small network' : 'default preset'}, Pre-LN and LNS: ${r.state} (${r.status}${r.error ? `; ${r.error}` : ''})`);
-  console.log(`  navigation to both tables complete: ${(r.total / 1000).toFixed(1)} s   (goal < 4 s)`);
+  const which = norms.map((n) => NAMES[n] ?? n).join(' and ');
+  console.log(`bench-lab-page: ${small ? 'small network' : 'default preset'}, ${which}: ${r.state} (${r.status}${r.error ? `; ${r.error}` : ''})`);
+  console.log(`  ${r.workers} workers, each placement in ${r.shares} share${r.shares === '1' ? '' : 's'}`);
+  console.log(`  navigation to ${norms.length === 1 ? 'the table' : 'every table'} complete: ${(r.total / 1000).toFixed(1)} s   (goal < 4 s for the default preset, Pre-LN and LNS)`);
   console.log(`  main-thread frames: ${r.frames}, interval median ${ms(r.median)}, p95 ${ms(r.p95)}, worst ${ms(r.worst)}; ${r.over16} intervals over 25 ms   (goal: every frame under 16 ms)`);
   console.log(`  long tasks (> 50 ms): ${r.long}, ${ms(r.longSum)} in all`);
 } finally {

@@ -141,6 +141,52 @@ test('a small Pre-LN and LNS run finishes and its tables equal depthprod lab --j
   assert.deepEqual(key.subs, ['i', 'j']);
 });
 
+test('spare cores split a placement into two shares run side by side; the joined tables equal depthprod lab --json', { timeout: 600_000 }, async (t) => {
+  const page = await openLab(t, smallHash(['pre']));
+  // The pool follows the cores the browser reports (lab-client.js): pretend 2, then 4, then 1.
+  const runWith = async (cores, norms) => {
+    await page.evaluate(([n, list]) => {
+      Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n, configurable: true });
+      for (const box of document.querySelectorAll('[data-testid^="lab-norm-"]')) box.checked = list.includes(box.value);
+      document.querySelector('[data-testid="lab-norm-pre"]').dispatchEvent(new Event('change', { bubbles: true }));
+    }, [cores, norms]);
+    const stages = page.evaluate(() => new Promise((resolve) => {
+      // Every stage line shown during the run.
+      const seen = new Set();
+      const el = document.querySelector('[data-testid="lab-stage"]');
+      const obs = new MutationObserver(() => seen.add(el.textContent));
+      obs.observe(el, { childList: true, characterData: true, subtree: true });
+      const poll = setInterval(() => {
+        if (['done', 'error'].includes(document.body.dataset.labState)) {
+          clearInterval(poll);
+          obs.disconnect();
+          resolve([...seen]);
+        }
+      }, 20);
+    }));
+    await page.click('[data-testid="lab-run"]');
+    assert.equal(await finished(page), 'done', await page.textContent('[data-testid="lab-error"]'));
+    return { seen: await stages, workers: await page.evaluate(() => [document.body.dataset.labWorkers, document.body.dataset.labShares]) };
+  };
+  // One placement on two cores: two workers, each half of it.
+  const one = await runWith(2, ['pre']);
+  assert.deepEqual(one.workers, ['2', '2']);
+  assert.ok(one.seen.some((line) => /Pre-LN \(1 of 1, part 2 of 2\)/.test(line)), one.seen.join(' | '));
+  assert.match(await page.textContent('[data-testid="lab-status"]'), /Finished in .* two halves by two workers/);
+  compareWithCli(await readTable(page, 'pre'), cli(smallArgs('pre')), 'pre in two shares');
+  assert.equal(await page.evaluate(() => document.querySelector('[data-testid="lab-progress"]').getAttribute('aria-valuenow')), '1');
+  // Two placements on four cores: four workers, two shares each.
+  const two = await runWith(4, ['pre', 'lns']);
+  assert.deepEqual(two.workers, ['4', '2']);
+  for (const norm of ['pre', 'lns']) compareWithCli(await readTable(page, norm), cli(smallArgs(norm)), `${norm} in two shares of four workers`);
+  // One core: no split, and the status does not claim one.
+  const whole = await runWith(1, ['pre']);
+  assert.deepEqual(whole.workers, ['1', '1']);
+  assert.ok(!whole.seen.some((line) => /part \d of/.test(line)), whole.seen.join(' | '));
+  assert.doesNotMatch(await page.textContent('[data-testid="lab-status"]'), /halves/);
+  compareWithCli(await readTable(page, 'pre'), cli(smallArgs('pre')), 'pre whole');
+});
+
 test('a dropped .safetensors checkpoint (with config.json) gives the numbers of depthprod lab --weights', { timeout: 600_000 }, async (t) => {
   const page = await openLab(t, '#norms=lns&tokens=5&seed=3');
   await page.evaluate(

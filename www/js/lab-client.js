@@ -3,8 +3,13 @@
 // Each norm placement is an independent measurement, so a run spreads its placements over a small
 // pool of module workers (one per core the browser reports, at most four, and at most two when a
 // checkpoint's bytes are copied into each): on a 2-core machine Pre-LN and LNS run side by side.
-// Every worker gets one placement at a time and the next when it is done; the page hears one stream
-// of messages, each tagged with its placement's index in the run.
+// When there are at least twice as many workers as placements (one placement on two cores, two on
+// four), each placement is split into two shares (`shareIndex`/`shareCount` in the spec,
+// `depthlab::Share`: half the per-layer norms and one of the two end-to-end chains each), run by
+// two workers at once; when both shares' reports are in, one of those workers joins them
+// (`mergeLabShares`, bit for bit the whole run's report) and only the joined report reaches the
+// page. Every worker gets one job at a time and the next when it is done; the page hears one
+// stream of messages, each tagged with its placement's index in the run (and its share).
 //
 // Cancel terminates every worker (a running wasm call cannot be interrupted any other way;
 // terminate() stops it at once) and the next run starts fresh ones, so the main thread never waits
@@ -12,10 +17,14 @@
 
 const WORKER_URL = new URL('./lab-worker.js', import.meta.url);
 
-/** How many workers a run of `count` placements gets. */
-function poolSize(count, withWeights) {
-  const cores = Math.max(1, Number(globalThis.navigator?.hardwareConcurrency) || 2);
-  return Math.max(1, Math.min(count, cores, withWeights ? 2 : 4));
+/**
+ * How a run of `count` placements is spread: `size` workers, each placement in `shares` parts.
+ * Two shares at most: the end-to-end norms, most of a run's work, are two chains of suffixes.
+ */
+export function plan(count, withWeights, cores = Number(globalThis.navigator?.hardwareConcurrency) || 2) {
+  const pool = Math.max(1, Math.min(Math.max(1, cores), withWeights ? 2 : 4));
+  const shares = count > 0 ? Math.max(1, Math.min(2, Math.floor(pool / count))) : 1;
+  return { size: Math.max(1, Math.min(pool, count * shares)), shares };
 }
 
 export class LabClient {
@@ -25,11 +34,14 @@ export class LabClient {
   constructor(handlers) {
     this.handlers = handlers;
     this.workers = [];
-    this.busy = new Map(); // worker -> index of the placement it runs
+    this.busy = new Map(); // worker -> the job it runs: { spec, index, share, shares }
     this.queue = [];
     this.count = 0;
     this.payload = {};
     this.running = false;
+    this.parts = new Map(); // placement index -> the shares' reports received so far
+    this.failed = new Set(); // placement indices with an error: their shares' reports are dropped
+    this.merging = 0; // merges asked of workers and not yet answered
   }
 
   spawn() {
@@ -53,11 +65,46 @@ export class LabClient {
       if (this.running && this.busy.has(worker)) this.next(worker);
       return;
     }
+    if (msg.merged) {
+      // The answer to a merge (below): the whole placement's report, or why it failed.
+      this.merging--;
+      this.handlers[msg.type]?.(msg);
+      this.finishIfIdle();
+      return;
+    }
+    // A worker runs one job at a time: its placement's index and share are the ones the pool gave.
+    const job = this.busy.get(worker) ?? { index: 0, share: 0, shares: 1 };
+    if (msg.type === 'report' && job.shares > 1) {
+      if (this.failed.has(job.index)) return;
+      const parts = this.parts.get(job.index) ?? [];
+      parts.push(msg.report);
+      this.parts.set(job.index, parts);
+      if (parts.length === job.shares) {
+        // This worker is done with its run; the merge is the next message it reads.
+        this.parts.delete(job.index);
+        this.merging++;
+        worker.postMessage({ type: 'merge', norm: msg.norm, reports: parts });
+      }
+      return;
+    }
+    if (msg.type === 'error' && job.shares > 1) {
+      // The shares of one placement fail alike (the same spec): one message is enough.
+      if (this.failed.has(job.index)) return;
+      this.failed.add(job.index);
+      this.parts.delete(job.index);
+    }
     const handler = this.handlers[msg.type];
     if (!handler) return;
-    // A worker runs one placement at a time: its index in this run is the one the pool gave it.
-    if (msg.type === 'progress') handler({ ...msg, index: this.busy.get(worker) ?? 0, count: this.count });
+    if (msg.type === 'progress') handler({ ...msg, index: job.index, count: this.count, share: job.share, shares: job.shares });
     else handler(msg);
+  }
+
+  /** The run is done when no worker runs a job and no merge is pending. */
+  finishIfIdle() {
+    if (this.running && this.busy.size === 0 && this.merging === 0 && this.queue.length === 0) {
+      this.running = false;
+      this.handlers.done?.();
+    }
   }
 
   /** Gives `worker` the next placement, or retires it; the run is done when none is busy. */
@@ -65,32 +112,43 @@ export class LabClient {
     const job = this.queue.shift();
     if (!job) {
       this.busy.delete(worker);
-      if (this.busy.size === 0 && this.running) {
-        this.running = false;
-        this.handlers.done?.();
-      }
+      this.finishIfIdle();
       return;
     }
-    this.busy.set(worker, job.index);
+    this.busy.set(worker, job);
     worker.postMessage({ type: 'run', specs: [job.spec], ...this.payload });
   }
 
-  /** Runs every spec (one per norm placement) over the pool; `weights` a Uint8Array or null. */
+  /**
+   * Runs every spec (one per norm placement) over the pool; `weights` a Uint8Array or null.
+   * Returns the spread, `plan`'s { size, shares }.
+   */
   start(specs, { weights = null, configJson = null } = {}) {
     if (this.running) this.cancel({ silent: true });
-    this.queue = specs.map((spec, index) => ({ spec, index }));
+    const { size, shares } = plan(specs.length, !!weights);
+    this.queue = specs.flatMap((spec, index) =>
+      Array.from({ length: shares }, (_, share) => ({
+        spec: shares > 1 ? { ...spec, shareIndex: share, shareCount: shares } : spec,
+        index,
+        share,
+        shares,
+      })),
+    );
     this.count = specs.length;
     this.payload = { weights, configJson };
     this.busy = new Map();
-    const size = poolSize(specs.length, !!weights);
+    this.parts = new Map();
+    this.failed = new Set();
+    this.merging = 0;
     while (this.workers.length < size) this.workers.push(this.spawn());
     this.running = true;
     if (!specs.length) {
       this.running = false;
       this.handlers.done?.();
-      return;
+      return { size, shares };
     }
     for (const worker of this.workers.slice(0, size)) this.next(worker);
+    return { size, shares };
   }
 
   stopAll() {
@@ -98,6 +156,8 @@ export class LabClient {
     this.workers = [];
     this.busy = new Map();
     this.queue = [];
+    this.parts = new Map();
+    this.merging = 0;
     this.running = false;
   }
 

@@ -171,9 +171,10 @@ const STAGES = { forward: [0, 0.04], 'layer Jacobians': [0.04, 0.3], 'end-to-end
 // its suffixes shortest first (lengths 1, 2, ... L), and a suffix costs its checks times its length:
 // in the default preset its cost grows about as length + 4 (fewer checks on longer suffixes).
 // Counting suffixes alone showed half the stage done at 16 of 32 suffixes, when 32 % of its layer
-// passes were (this weighting: 30 %).
-function workDone(stage, done, total) {
-  if (stage !== 'end-to-end Jacobians') return done / total;
+// passes were (this weighting: 30 %). A second share (lab-client.js) holds only the longest
+// suffixes, of about equal cost: counted as they are.
+function workDone(stage, done, total, share = 0) {
+  if (stage !== 'end-to-end Jacobians' || share > 0) return done / total;
   const work = (m) => (m * (m + 1)) / 2 + 4 * m;
   return work(done) / work(total);
 }
@@ -233,15 +234,21 @@ let drawSoon = false; // a placement finished during the pass: the next pass sta
 
 // Placements run side by side (lab-client.js): each one's share of the bar and its own stage line.
 let progressOf = {};
+let shareProgressOf = {};
 let stageOf = {};
 
 const client = new LabClient({
   progress(msg) {
     const [a, b] = STAGES[msg.stage] ?? [0, 1];
-    const within = msg.total ? workDone(msg.stage, msg.done, msg.total) : 0;
-    progressOf[msg.norm] = a + (b - a) * within;
+    const within = msg.total ? workDone(msg.stage, msg.done, msg.total, msg.share) : 0;
+    // A placement split into shares (lab-client.js) is as far as the mean of its shares.
+    const shares = msg.shares ?? 1;
+    const parts = (shareProgressOf[msg.norm] ??= new Array(shares).fill(0));
+    parts[msg.share ?? 0] = a + (b - a) * within;
+    progressOf[msg.norm] = parts.reduce((sum, f) => sum + f, 0) / shares;
     const layer = msg.stage === 'forward' || msg.stage === 'gradients' ? '' : `, layer ${msg.done} of ${msg.total}`;
-    stageOf[msg.norm] = `${NORM_NAMES[msg.norm]} (${msg.index + 1} of ${msg.count}): ${msg.stage}${layer}`;
+    const part = shares > 1 ? `, part ${(msg.share ?? 0) + 1} of ${shares}` : '';
+    stageOf[`${msg.norm}/${msg.share ?? 0}`] = `${NORM_NAMES[msg.norm]} (${msg.index + 1} of ${msg.count}${part}): ${msg.stage}${layer}`;
     showProgress(msg.count);
   },
   partial(msg) {
@@ -270,7 +277,7 @@ const client = new LabClient({
     }
     runs[msg.norm] = { layers: report.layers, totalLayers: report.layers.length, fit, angular: report.angular_distance, report };
     progressOf[msg.norm] = 1;
-    delete stageOf[msg.norm];
+    for (const key of Object.keys(stageOf)) if (key.startsWith(`${msg.norm}/`)) delete stageOf[key];
     showProgress(Object.keys(runs).length);
     renderTable(tablesEl, msg.norm, report.layers);
     // Placements finish in any order: the summary and the hand-off follow the order chosen.
@@ -286,7 +293,7 @@ const client = new LabClient({
     // each placement with the same words).
     let entry = runErrors.find((x) => x.message === msg.message);
     if (!entry) runErrors.push((entry = { message: msg.message, norms: [] }));
-    if (msg.norm) entry.norms.push(NORM_NAMES[msg.norm]);
+    if (msg.norm && !entry.norms.includes(NORM_NAMES[msg.norm])) entry.norms.push(NORM_NAMES[msg.norm]);
     showErrors([...linkNotes, ...runErrors.map((x) => (x.norms.length ? `${x.norms.join(', ')}: ${x.message}` : x.message))]);
     if (checkpoint && /^(weights|config\.json|heads)\b/.test(msg.message)) drop.classList.replace('has-file', 'has-bad-file');
   },
@@ -297,7 +304,8 @@ const client = new LabClient({
     progressEl.value = failed ? progressEl.value : 1;
     progressEl.setAttribute('aria-valuenow', String(progressEl.value));
     stageEl.textContent = '';
-    setStatus(failed ? `Finished with an error after ${seconds} s (see below the Run button).` : `Finished in ${seconds} s.`, failed);
+    const split = document.body.dataset.labShares === '2' ? ' Each placement was measured in two halves by two workers side by side, and the halves joined.' : '';
+    setStatus(failed ? `Finished with an error after ${seconds} s (see below the Run button).` : `Finished in ${seconds} s.${split}`, failed);
     document.body.dataset.labState = failed ? 'error' : 'done';
   },
   cancelled() {
@@ -370,13 +378,17 @@ function run() {
   progressEl.value = 0;
   progressEl.setAttribute('aria-valuenow', '0');
   progressOf = {};
+  shareProgressOf = {};
   stageOf = {};
   scheduleDraw();
   startedAt = performance.now();
   running(true);
   document.body.dataset.labState = 'running';
   setStatus('Running…');
-  client.start(r.specs, checkpoint ? { weights: checkpoint.bytes, configJson: checkpoint.configJson } : {});
+  const spread = client.start(r.specs, checkpoint ? { weights: checkpoint.bytes, configJson: checkpoint.configJson } : {});
+  // How the run is spread over workers (lab-client.js), for the finished status and the tests.
+  document.body.dataset.labWorkers = String(spread.size);
+  document.body.dataset.labShares = String(spread.shares);
 }
 
 runBtn.addEventListener('click', () => {

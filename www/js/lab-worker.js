@@ -4,10 +4,12 @@
 // weights?: Uint8Array, configJson?: string}. Messages out: {type: 'ready'}, {type: 'progress',
 // norm, index, count, stage, done, total}, {type: 'partial', norm, layer} (one finished layer, when
 // the lab streams them), {type: 'report', norm, report}, {type: 'error', norm, message},
-// {type: 'done'}. Cancelling is the page terminating this worker (lab-client.js): the wasm runs
+// {type: 'done'}; and {type: 'merge', norm, reports} (the reports of one placement's shares) ->
+// {type: 'report', norm, report, merged: true} or {type: 'error', norm, message, merged: true},
+// through `mergeLabShares`. Cancelling is the page terminating this worker (lab-client.js): the wasm runs
 // synchronously here and cannot be interrupted from outside, and terminate() stops it at once.
 
-import init, { runLab } from '../pkg/depthlab_wasm.js';
+import init, { mergeLabShares, runLab } from '../pkg/depthlab_wasm.js';
 
 const ready = init({ module_or_path: new URL('../pkg/depthlab_wasm_bg.wasm', import.meta.url) });
 
@@ -19,12 +21,20 @@ function messageOf(err) {
 
 self.onmessage = async (ev) => {
   const msg = ev.data;
-  if (!msg || msg.type !== 'run') return;
+  if (!msg || (msg.type !== 'run' && msg.type !== 'merge')) return;
   try {
     await ready;
   } catch (err) {
     self.postMessage({ type: 'error', norm: null, message: `the lab's WebAssembly module could not be loaded: ${messageOf(err)}` });
     self.postMessage({ type: 'done' });
+    return;
+  }
+  if (msg.type === 'merge') {
+    try {
+      self.postMessage({ type: 'report', norm: msg.norm, report: mergeLabShares(msg.reports), merged: true });
+    } catch (err) {
+      self.postMessage({ type: 'error', norm: msg.norm, message: messageOf(err), merged: true });
+    }
     return;
   }
   const count = msg.specs.length;
