@@ -5,11 +5,12 @@
 // run (every requestAnimationFrame interval, and Chromium's long tasks, > 50 ms). Goal: < 4 s,
 // frames under 16 ms throughout.
 //
-//   node scripts/bench-lab-page.mjs [--small] [--norms=pre]
+//   node scripts/bench-lab-page.mjs [--small] [--norms=pre] [--cores=N]
 //
-// --small: the e2e tests' small network; --norms: the placements (default pre,lns). With more
-// workers than placements the page splits each placement in two shares (lab-client.js): on a
-// 2-core machine --norms=pre shows what that gains.
+// --small: the e2e tests' small network; --norms: the placements (default pre,lns); --cores: the
+// navigator.hardwareConcurrency the page sees (default the machine's). With at least twice as
+// many workers as placements the page splits each placement in two shares (lab-client.js): on a
+// 2-core machine --norms=pre against --norms=pre --cores=1 shows what that gains.
 //
 // Needs www/pkg (`node scripts/build-wasm.mjs`; run here when missing).
 
@@ -30,6 +31,7 @@ const norms = (process.argv.find((a) => a.startsWith('--norms='))?.slice(8) || '
 const hash = small
   ? `#norms=${norms}&d=16&heads=2&dff=40&tokens=4&layers=3&std=0.02&seed=1&run=1`
   : `#norms=${norms}&d=128&heads=4&dff=344&tokens=32&layers=32&std=0.02&seed=1&run=1`;
+const cores = Number(process.argv.find((a) => a.startsWith('--cores='))?.slice(8)) || null;
 const NAMES = { pre: 'Pre-LN', lns: 'LNS', post: 'Post-LN', deepnorm: 'DeepNorm', sandwich: 'Sandwich', mix: 'Mix-LN' };
 
 // Records every animation frame's time and the long tasks from the page's first script on.
@@ -57,6 +59,7 @@ const browser = await chromium.launch({
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript(recordFrames);
+  if (cores) await context.addInitScript((n) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n, configurable: true }), cores);
   const page = await context.newPage();
   await page.goto(`${server.url}lab.html${hash}`);
   await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.labState) && !document.body.dataset.labDrawing, null, { timeout: 900_000, polling: 500 });
@@ -84,7 +87,7 @@ try {
   const ms = (x) => `${x.toFixed(1)} ms`;
   const which = norms.map((n) => NAMES[n] ?? n).join(' and ');
   console.log(`bench-lab-page: ${small ? 'small network' : 'default preset'}, ${which}: ${r.state} (${r.status}${r.error ? `; ${r.error}` : ''})`);
-  console.log(`  ${r.workers} workers, each placement in ${r.shares} share${r.shares === '1' ? '' : 's'}`);
+  console.log(`  ${r.workers} worker${r.workers === '1' ? '' : 's'}${cores ? ` (the page told of ${cores} cores)` : ''}, each placement in ${r.shares} share${r.shares === '1' ? '' : 's'}`);
   console.log(`  navigation to ${norms.length === 1 ? 'the table' : 'every table'} complete: ${(r.total / 1000).toFixed(1)} s   (goal < 4 s for the default preset, Pre-LN and LNS)`);
   console.log(`  main-thread frames: ${r.frames}, interval median ${ms(r.median)}, p95 ${ms(r.p95)}, worst ${ms(r.worst)}; ${r.over16} intervals over 25 ms   (goal: every frame under 16 ms)`);
   console.log(`  long tasks (> 50 ms): ${r.long}, ${ms(r.longSum)} in all`);
