@@ -253,7 +253,7 @@ test('Cancel stops a large run at once, the page stays responsive, and the next 
   assert.ok(streamed.rows.every((r) => Number(r[1]) > 0), 'every layer has its variance after the forward pass');
   assert.equal(streamed.rows[31][4], '—', 'the end-to-end norms come later');
   // The status names the stage and layer of each placement, after the time the run has taken so far.
-  assert.match(await page.textContent('[data-testid="lab-status"]'), /^Running, \d+ s so far… (Pre-LN \(1 of 2\)|LNS \(2 of 2\)): [a-z -]+(, layer \d+ of 32)?/);
+  assert.match(await page.textContent('[data-testid="lab-status"]'), /^Running, \d+ s so far… (Pre-LN \(1 of 2\)|LNS \(2 of 2\)): [a-z -]+(, (layer|suffix) \d+ of 32)?/);
   const cancelMs = await page.evaluate(() => {
     const t0 = performance.now();
     document.querySelector('[data-testid="lab-cancel"]').click();

@@ -246,7 +246,9 @@ const client = new LabClient({
     const parts = (shareProgressOf[msg.norm] ??= new Array(shares).fill(0));
     parts[msg.share ?? 0] = a + (b - a) * within;
     progressOf[msg.norm] = parts.reduce((sum, f) => sum + f, 0) / shares;
-    const layer = msg.stage === 'forward' || msg.stage === 'gradients' ? '' : `, layer ${msg.done} of ${msg.total}`;
+    // The end-to-end stage counts suffixes (x_l to the top), finished shortest first.
+    const unit = msg.stage === 'end-to-end Jacobians' ? 'suffix' : 'layer';
+    const layer = msg.stage === 'forward' || msg.stage === 'gradients' ? '' : `, ${unit} ${msg.done} of ${msg.total}`;
     const part = shares > 1 ? `, part ${(msg.share ?? 0) + 1} of ${shares}` : '';
     stageOf[`${msg.norm}/${msg.share ?? 0}`] = `${NORM_NAMES[msg.norm]} (${msg.index + 1} of ${msg.count}${part}): ${msg.stage}${layer}`;
     showProgress(msg.count);
