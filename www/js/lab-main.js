@@ -292,11 +292,13 @@ const client = new LabClient({
   },
   error(msg) {
     // One line per distinct message, naming every placement it came from (a bad checkpoint fails
-    // each placement with the same words).
+    // each placement with the same words), in the order of the controls whichever worker spoke
+    // first.
     let entry = runErrors.find((x) => x.message === msg.message);
     if (!entry) runErrors.push((entry = { message: msg.message, norms: [] }));
-    if (msg.norm && !entry.norms.includes(NORM_NAMES[msg.norm])) entry.norms.push(NORM_NAMES[msg.norm]);
-    showErrors([...linkNotes, ...runErrors.map((x) => (x.norms.length ? `${x.norms.join(', ')}: ${x.message}` : x.message))]);
+    if (msg.norm && !entry.norms.includes(msg.norm)) entry.norms.push(msg.norm);
+    const names = (norms) => NORMS.filter((n) => norms.includes(n)).map((n) => NORM_NAMES[n]);
+    showErrors([...linkNotes, ...runErrors.map((x) => (x.norms.length ? `${names(x.norms).join(', ')}: ${x.message}` : x.message))]);
     if (checkpoint && /^(weights|config\.json|heads)\b/.test(msg.message)) drop.classList.replace('has-file', 'has-bad-file');
   },
   done() {
