@@ -9,7 +9,7 @@
 //
 // --small: the e2e tests' small network; --norms: the placements (default pre,lns); --cores: the
 // navigator.hardwareConcurrency the page sees (default the machine's). With at least twice as
-// many workers as placements the page splits each placement in two shares (lab-client.js): on a
+// many workers as placements the page splits each placement in two shares (lab/client.js): on a
 // 2-core machine --norms=pre against --norms=pre --cores=1 shows what that gains.
 //
 // Needs www/pkg (`node scripts/build-wasm.mjs`; run here when missing).

@@ -15,7 +15,7 @@
 //                       server (`no-cache`: every file revalidated, a 304 each) and from the same
 //                       files with `max-age=600`, the policy of GitHub Pages (nothing revalidated
 //                       within ten minutes); and warm from dist/site/ (the hosted site, whose
-//                       index.html loads the page's modules as four bundles, js/index-*.js),
+//                       index.html loads the page's modules as four bundles, js/bundle/index-*.js),
 //                       both ways
 //   sizes               the wasm module, and the offline single file (this script runs the bundle)
 //   wasm vs JS loop     at N = 10^6: a whole 1000-point log P_N curve from a freshly prepared core
@@ -186,7 +186,7 @@ try {
   for (let i = 0; i < LOADS; i++) warmHost.push(await firstNumber(warmContext, hostServer.url, { record: false }));
   await hostServer.close();
   // The same warm loads of the hosted site, dist/site/, whose index.html loads the page's module
-  // graph as four bundles (js/index-*.js, scripts/bundle.mjs) instead of about 25 modules.
+  // graph as four bundles (js/bundle/index-*.js, scripts/bundle.mjs) instead of about 25 modules.
   const siteServer = await startServer({ port: 0, root: join(REPO, 'dist', 'site') });
   await firstNumber(warmContext, siteServer.url, { record: false });
   const warmSite = [];
@@ -220,7 +220,7 @@ try {
 
   // ── a whole 1000-point curve in wasm against one value by a plain JS loop, N = 10^6 ──
   const ratio = await page.evaluate(async () => {
-    const core = await import('./js/core.js');
+    const core = await import('./js/common/core.js');
     const params = { family: 'unscaled', a: 1, b: 1, variance: { kind: 'power', c: 1, q: 1 } };
     const ns = core.depthGrid(1e6, 1000).value;
     const time = (f, reps) => {

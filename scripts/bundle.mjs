@@ -11,9 +11,9 @@
 //   dist/site/            the static site for any host: a copy of www/ (pkg/ included), with
 //                         dist/site/depthprod.html and a <meta name="depthprod-offline-copy"> that
 //                         makes the page show its "Download offline copy" link; its index.html
-//                         loads the page's module graph bundled into js/index-boot.js,
-//                         js/index-main.js and their shared chunk (the modules stay beside them
-//                         for the lab, the embeds and <depthprod-plot>).
+//                         loads the page's module graph bundled into js/bundle/index-boot.js,
+//                         js/bundle/index-main.js and their shared chunk (the modules stay
+//                         beside them for the lab, the embeds and <depthprod-plot>).
 //
 // Prints the single file's size raw and gzipped against the goals of issue 11 (200 KiB, 100 KiB).
 //
@@ -173,16 +173,15 @@ const marked = readFileSync(siteIndex, 'utf8').replace(
   (m) => `${m}${m.endsWith('\n') ? '' : '\n'}<meta name="depthprod-offline-copy" content="depthprod.html">\n`,
 );
 if (!marked.includes('depthprod-offline-copy')) fail('could not mark dist/site/index.html');
-// The page's module graph (about 25 files) as two small bundles: js/index-boot.js (the core's
-// loader, so the wasm starts compiling as soon as it arrives, as www/'s boot.js does) and
-// js/index-main.js (the rest), with what they share in one chunk (one copy of core.js's state).
-// A host answers four requests instead of 25; with 25, every file was requested within 70 ms of a
-// warm load and the last arrived at 270-300 ms (issue 11). import.meta.url is the chunk's, in js/
-// like core.js, so ../pkg/ resolves the same. The site's other pages (the lab, the embed
+// The page's module graph (about 20 files) as two small bundles: js/bundle/index-boot.js (the
+// core's loader, so the wasm starts compiling as soon as it arrives, as www/'s boot.js does) and
+// js/bundle/index-main.js (the rest), with what they share in one chunk (one copy of core.js's
+// state). A host answers four requests instead of 20. import.meta.url is the chunk's, two folders
+// below the site like js/common/core.js, so ../../pkg/ resolves the same. The site's other pages (the lab, the embed
 // examples, <depthprod-plot>) keep their modules.
 const app = await build({
   entryPoints: modules.map((m) => join(SITE, m[1])),
-  outdir: join(SITE, 'js'),
+  outdir: join(SITE, 'js', 'bundle'),
   entryNames: 'index-[name]',
   chunkNames: 'index-chunk-[hash]',
   bundle: true,
@@ -207,8 +206,8 @@ for (const [tag, src] of modules) {
 // The per-module preload hints would fetch the 25 files anyway: they name the bundles instead.
 bundled = bundled.replace(/<link\s+rel="modulepreload"[^>]*>\s*\n?/g, '');
 const preloads = outputs.map((o) => `<link rel="modulepreload" href="${o.rel}">\n`).join('');
-bundled = bundled.replace(/(<script type="module" src="js\/index-[^"]+"><\/script>\n)(?![\s\S]*<script type="module" src="js\/index-)/, (m) => `${m}${preloads}`);
-if (!bundled.includes('rel="modulepreload" href="js/index-') || /type="module"\s+src="js\/(?!index-)/.test(bundled)) fail('could not point dist/site/index.html at its bundles');
+bundled = bundled.replace(/(<script type="module" src="js\/bundle\/index-[^"]+"><\/script>\n)(?![\s\S]*<script type="module" src="js\/bundle\/index-)/, (m) => `${m}${preloads}`);
+if (!bundled.includes('rel="modulepreload" href="js/bundle/index-') || /type="module"\s+src="js\/(?!bundle\/index-)/.test(bundled)) fail('could not point dist/site/index.html at its bundles');
 writeFileSync(siteIndex, bundled);
 const appBytes = outputs.reduce((n, o) => n + o.bytes, 0);
 cpSync(SINGLE, join(SITE, 'depthprod.html'));
@@ -219,4 +218,4 @@ const gz = gzipSync(single, { level: 9 }).length;
 const verdict = (n, goal) => (n <= goal ? `within the ${kib(goal)} goal` : `OVER the ${kib(goal)} goal`);
 console.log(`bundle: wasm ${kib(wasmBytes.length)} → gzip + base64 ${kib(packed.length)}; script ${kib(Buffer.byteLength(js))} (wasm included); css ${kib(Buffer.byteLength(css))}`);
 console.log(`bundle: ${relative(REPO, SINGLE)}: ${kib(raw)} raw (${verdict(raw, GOAL_RAW)}), ${kib(gz)} gzipped (${verdict(gz, GOAL_GZ)})`);
-console.log(`bundle: ${relative(REPO, SITE)}/: www/ with pkg/ and depthprod.html (${dirname(relative(REPO, siteIndex))}/index.html shows the download link and loads its modules as ${outputs.length} bundles, js/index-*.js, ${kib(appBytes)})`);
+console.log(`bundle: ${relative(REPO, SITE)}/: www/ with pkg/ and depthprod.html (${dirname(relative(REPO, siteIndex))}/index.html shows the download link and loads its modules as ${outputs.length} bundles, js/bundle/index-*.js, ${kib(appBytes)})`);

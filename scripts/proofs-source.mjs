@@ -1,5 +1,5 @@
 // The "Why" derivations of the claim cards, as TeX and prose: the source that scripts/build-math.mjs
-// turns into www/js/proofs-math.js (MathML trees, no TeX at page load). docs/MATH.md has the full
+// turns into www/js/explorer/proofs-math.js (MathML trees, no TeX at page load). docs/MATH.md has the full
 // proofs; these are their short forms in the paper's notation.
 //
 // A card's entry: { summary (shown after a bold "Why"), blocks }. A block is

@@ -17,17 +17,17 @@
 //   label     the plot's accessible name (default: a description of the parameters)
 //
 // Content written inside the element (a sentence, a link to the explorer) shows until the element
-// upgrades, and stays if the script never loads. The wasm is loaded through js/core.js, relative to
+// upgrades, and stays if the script never loads. The wasm is loaded through js/common/core.js, relative to
 // that file's own URL (pkg/ next to js/), so host this file with the rest of www/; if the core cannot
 // load, the element shows core.js's one-sentence explanation. It draws with the page's own plot code
-// (js/plot.js) and formats with js/format.js. Everything lives in a shadow root with its own styles:
+// (js/common/plot.js) and formats with js/common/format.js. Everything lives in a shadow root with its own styles:
 // the page's CSS does not reach in and these styles do not leak out. Theme it from outside with the
 // custom properties --depthprod-bg, --depthprod-ink, --depthprod-line. Attribute text is only ever
 // set as text, never parsed as HTML.
 
-import * as core from './js/core.js';
-import { Plot, refreshTheme } from './js/plot.js';
-import { certifiedText, depthLabel, enclosureText } from './js/format.js';
+import * as core from './js/common/core.js';
+import { Plot, refreshTheme } from './js/common/plot.js';
+import { certifiedText, depthLabel, enclosureText } from './js/common/format.js';
 
 const FAMILIES = {
   unscaled: { sym: 'P', colour: '--c-unscaled', name: 'unscaled product, a_l = 1/σ_l' },

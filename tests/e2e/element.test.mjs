@@ -2,7 +2,7 @@
 // exponential, a measured list from an attribute or from child text), kind = product / remainder /
 // tail, light and dark (attribute or the host's prefers-color-scheme), and fallback content that
 // shows until the element upgrades and stays when its script never loads. Numbers are checked
-// against the core itself, called through js/core.js in the same page.
+// against the core itself, called through js/common/core.js in the same page.
 import assert from 'node:assert/strict';
 import { browsers } from './harness.mjs';
 import { spoiltServer } from './servers.mjs';
@@ -38,10 +38,10 @@ async function shown(page, id) {
   return h.jsonValue();
 }
 
-/** The core's value for `params` (log P_N), through the page's own js/core.js. */
+/** The core's value for `params` (log P_N), through the page's own js/common/core.js. */
 const coreLog = (page, params) =>
   page.evaluate(async (p) => {
-    const core = await import('/js/core.js');
+    const core = await import('/js/common/core.js');
     const r = core.evaluate(p);
     if (!r.ok) throw new Error(r.error);
     return r.value.log_product.value;

@@ -65,7 +65,7 @@ test('core.js loaded from another origin whose server sends CORS for scripts but
   const host = await spoiltServer({
     pages: {
       '/': '<!doctype html><meta charset="utf-8"><title>host</title><p id="out">loading</p><script type="module" src="/host.js"></script>',
-      '/host.js': `const { initCore } = await import(${JSON.stringify(`${explorer.url}js/core.js`)});\ndocument.getElementById('out').textContent = (await initCore()) ?? 'loaded';\n`,
+      '/host.js': `const { initCore } = await import(${JSON.stringify(`${explorer.url}js/common/core.js`)});\ndocument.getElementById('out').textContent = (await initCore()) ?? 'loaded';\n`,
     },
   });
   const page = await session.page(t, { allowConsole: [/./], allowOrigins: [host.origin, explorer.origin] });
@@ -79,7 +79,7 @@ test('core.js loaded from another origin whose server sends CORS for scripts but
   const host2 = await spoiltServer({
     pages: {
       '/': '<!doctype html><meta charset="utf-8"><title>host</title><p id="out">loading</p><script type="module" src="/host.js"></script>',
-      '/host.js': `const { initCore } = await import(${JSON.stringify(`${open.url}js/core.js`)});\ndocument.getElementById('out').textContent = (await initCore()) ?? 'loaded';\n`,
+      '/host.js': `const { initCore } = await import(${JSON.stringify(`${open.url}js/common/core.js`)});\ndocument.getElementById('out').textContent = (await initCore()) ?? 'loaded';\n`,
     },
   });
   const ok = await session.page(t, { allowOrigins: [host2.origin, open.origin] });

@@ -1,4 +1,4 @@
-// The lab page's angular-distance heatmap (www/js/lab-heatmap.js) as a complete figure, in Chromium
+// The lab page's angular-distance heatmap (www/js/lab/heatmap.js) as a complete figure, in Chromium
 // and Firefox: after a small run every map has its layer labels and axis titles (drawn on the
 // canvas, and named in its accessible description), the caption and the words describe cell
 // (i, j) = x_i against x_j with the run's numbers, the arrow keys move a highlighted cell whose

@@ -55,7 +55,7 @@ const significant = (text) => text.replace(/e.*$/i, '').replace(/[^0-9]/g, '').r
 
 /**
  * The page's table against the CLI's JSON: the same doubles. The page prints each cell as the
- * shortest decimal that reads back as the double (lab-view.js, exactText), the CLI's JSON the same
+ * shortest decimal that reads back as the double (lab/view.js, exactText), the CLI's JSON the same
  * way, and the lab computes the same bits natively and in wasm32 (its products have one summation
  * order on every target; tests/e2e/lab-bits.test.mjs compares every number of a run).
  */
@@ -143,7 +143,7 @@ test('a small Pre-LN and LNS run finishes and its tables equal depthprod lab --j
 
 test('spare cores split a placement into two shares run side by side; the joined tables equal depthprod lab --json', { timeout: 600_000 }, async (t) => {
   const page = await openLab(t, smallHash(['pre']));
-  // The pool follows the cores the browser reports (lab-client.js): pretend 2, then 4, then 1.
+  // The pool follows the cores the browser reports (lab/client.js): pretend 2, then 4, then 1.
   const runWith = async (cores, norms) => {
     await page.evaluate(([n, list]) => {
       Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n, configurable: true });
@@ -465,7 +465,7 @@ test('bad dimensions, a corrupt, an oversized and an incomplete checkpoint each 
   await finished(page);
   assert.match(await page.textContent('[data-testid="lab-error"]'), /missing tensor model\.layers\.0\.self_attn\.q_proj\.weight/);
   // Larger than the tab takes: refused before reading, naming the CLI command.
-  const limit = await page.evaluate(async () => (await import('./js/lab-main.js')).MAX_CHECKPOINT_BYTES);
+  const limit = await page.evaluate(async () => (await import('./js/lab/main.js')).MAX_CHECKPOINT_BYTES);
   await choose([{ name: 'huge.safetensors', size: limit + 1 }]);
   await page.waitForFunction(() => /huge\.safetensors/.test(document.querySelector('[data-testid="lab-error"]').textContent));
   assert.match(await page.textContent('[data-testid="lab-error"]'), /use the command line: depthprod lab --weights huge\.safetensors/);
@@ -494,10 +494,10 @@ test('360 px wide: nothing overflows the viewport', { timeout: 600_000 }, async 
 
 nodeTest('the explorer does not load the lab: index.html names no lab module or lab wasm, and links to lab.html', () => {
   const html = readFileSync(new URL('../../www/index.html', import.meta.url), 'utf8');
-  assert.ok(!/depthlab|js\/lab-/.test(html), 'index.html references the lab module');
+  assert.ok(!/depthlab|js\/lab\//.test(html), 'index.html references the lab module');
   assert.ok(html.includes('href="lab.html"'));
-  for (const f of ['main.js', 'core.js']) {
+  for (const f of ['explorer/main.js', 'common/core.js']) {
     const src = readFileSync(new URL(`../../www/js/${f}`, import.meta.url), 'utf8');
-    assert.ok(!/depthlab|lab-/.test(src), `www/js/${f} references the lab`);
+    assert.ok(!/depthlab|\/lab\//.test(src), `www/js/${f} references the lab`);
   }
 });

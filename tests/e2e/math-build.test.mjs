@@ -1,4 +1,4 @@
-// Static (no browser): the committed MathML of the cards' "Why" derivations (www/js/proofs-math.js)
+// Static (no browser): the committed MathML of the cards' "Why" derivations (www/js/explorer/proofs-math.js)
 // is what scripts/build-math.mjs makes from scripts/proofs-source.mjs with the pinned temml, and it
 // carries nothing the page may not set.
 import assert from 'node:assert/strict';
@@ -10,13 +10,13 @@ import { gunzipSync } from 'node:zlib';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
-test('www/js/proofs-math.js is up to date with scripts/proofs-source.mjs', () => {
+test('www/js/explorer/proofs-math.js is up to date with scripts/proofs-source.mjs', () => {
   const r = spawnSync(process.execPath, ['scripts/build-math.mjs', '--check'], { cwd: REPO, encoding: 'utf8' });
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
 });
 
 test('the generated trees are MathML with live-number slots and no style, script or link', () => {
-  const text = readFileSync(new URL('../../www/js/proofs-math.js', import.meta.url), 'utf8');
+  const text = readFileSync(new URL('../../www/js/explorer/proofs-math.js', import.meta.url), 'utf8');
   const packed = /PACKED =\s*'([A-Za-z0-9+/=]+)'/.exec(text)[1];
   const { PROOFS, FALLBACK } = JSON.parse(gunzipSync(Buffer.from(packed, 'base64')).toString('utf8'));
   for (const id of ['eq11', 'eq65', 'eq50', 's41']) assert.ok(PROOFS[id]?.blocks.length >= 3, `no derivation for ${id}`);

@@ -8,7 +8,8 @@ import { test } from 'node:test';
 
 const WWW = new URL('../../www/', import.meta.url);
 const sources = [
-  ...readdirSync(new URL('js/', WWW)).filter((f) => f.endsWith('.js')).map((f) => `js/${f}`),
+  ...['explorer', 'lab', 'common'].flatMap((dir) =>
+    readdirSync(new URL(`js/${dir}/`, WWW)).filter((f) => f.endsWith('.js')).map((f) => `js/${dir}/${f}`)),
   ...readdirSync(WWW).filter((f) => f.endsWith('.js')),
 ];
 
@@ -25,11 +26,11 @@ const everywhere = [
 ];
 // Modules that receive the core's numbers: no transcendental functions at all (pixels live in plot.js,
 // slider positions in controls.js).
-const numeric = ['js/cards.js', 'js/readouts.js', 'js/series.js', 'js/state.js', 'js/listplot.js', 'js/share.js', 'js/access.js'];
+const numeric = ['js/explorer/cards.js', 'js/explorer/readouts.js', 'js/explorer/series.js', 'js/explorer/state.js', 'js/explorer/listplot.js', 'js/explorer/share.js', 'js/explorer/access.js'];
 const transcendental = /\bMath\.(exp|expm1|log|log1p|log2|pow|sqrt|cbrt|sin|cos|tan|atan2?|hypot)\s*\(/;
 
 test('the page has JavaScript sources to check', () => {
-  assert.ok(sources.includes('js/cards.js') && sources.includes('js/state.js'), sources.join(', '));
+  assert.ok(sources.includes('js/explorer/cards.js') && sources.includes('js/explorer/state.js'), sources.join(', '));
 });
 
 for (const path of sources) {

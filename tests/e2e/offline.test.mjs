@@ -107,7 +107,7 @@ test('dist/site serves the page with a working "Download offline copy" link', as
   await numberIn(page, '[data-testid="log-product-scaled"]');
   // its module graph comes as the bundles scripts/bundle.mjs made, not as ~25 modules
   assert.ok(scripts.length >= 2 && scripts.length <= 5, `scripts loaded: ${scripts.join(', ')}`);
-  assert.ok(scripts.every((u) => /\/js\/index-[\w-]+\.js$/.test(u)), `scripts loaded: ${scripts.join(', ')}`);
+  assert.ok(scripts.every((u) => /\/js\/bundle\/index-[\w-]+\.js$/.test(u)), `scripts loaded: ${scripts.join(', ')}`);
   const link = page.getByTestId('offline-link');
   await link.waitFor({ state: 'visible' });
   assert.equal(await link.getAttribute('href'), 'depthprod.html');

@@ -1,4 +1,4 @@
-// The cards' "Why" derivations (www/js/proofs.js): every live number in a proof is the core's value
+// The cards' "Why" derivations (www/js/explorer/proofs.js): every live number in a proof is the core's value
 // for that view (asked of the core here, independently of proofs.js), every displayed chain of
 // inequalities holds for the certified enclosures, the MathML renders, the fragment key `why` opens
 // and scrolls, printing expands, axe finds nothing with all proofs open, 360 px does not scroll
@@ -45,8 +45,8 @@ async function openAll(page) {
  */
 async function expectedSlots(page, view) {
   return page.evaluate(async (v) => {
-    const core = await import('./js/core.js');
-    const f = await import('./js/format.js');
+    const core = await import('./js/common/core.js');
+    const f = await import('./js/common/format.js');
     const val = (r) => (r.ok ? r.value : null);
     const p = (family, n) => val(core.evaluate({ family, a: v.a, b: v.b, variance: v.variance, n }));
     const enc = (e) => (e ? { text: f.certifiedText(e.value, e.lo, e.hi).text, lo: e.lo, hi: e.hi } : null);

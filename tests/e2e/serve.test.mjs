@@ -22,17 +22,17 @@ function get(base, path, headers = {}) {
 test('serve.mjs: a file, then a 304 for the unchanged file, 403 outside the folder, 404 for none', async () => {
   const server = await startServer({ port: 0 });
   try {
-    const first = await get(server.url, '/js/format.js');
+    const first = await get(server.url, '/js/common/format.js');
     assert.equal(first.status, 200);
     assert.match(first.headers['content-type'], /javascript/);
     assert.equal(first.headers['cache-control'], 'no-cache');
     assert.ok(first.headers.etag, 'an ETag to revalidate against');
     assert.equal(Number(first.headers['content-length']), Buffer.byteLength(first.body));
     assert.match(first.body, /export function plain/);
-    const again = await get(server.url, '/js/format.js', { 'if-none-match': first.headers.etag });
+    const again = await get(server.url, '/js/common/format.js', { 'if-none-match': first.headers.etag });
     assert.equal(again.status, 304);
     assert.equal(again.body, '');
-    const other = await get(server.url, '/js/rich.js', { 'if-none-match': first.headers.etag });
+    const other = await get(server.url, '/js/common/rich.js', { 'if-none-match': first.headers.etag });
     assert.equal(other.status, 200, 'another file does not match the first one’s ETag');
     assert.equal((await get(server.url, '/js/../../package.json')).status, 403);
     assert.equal((await get(server.url, '/js/%2e%2e/%2e%2e/package.json')).status, 403);
@@ -45,10 +45,10 @@ test('serve.mjs: a file, then a 304 for the unchanged file, 403 outside the fold
 test('serve.mjs: cacheControl sets every response’s Cache-Control (the benchmark’s static-host case)', async () => {
   const server = await startServer({ port: 0, cacheControl: 'max-age=600' });
   try {
-    const first = await get(server.url, '/js/format.js');
+    const first = await get(server.url, '/js/common/format.js');
     assert.equal(first.status, 200);
     assert.equal(first.headers['cache-control'], 'max-age=600');
-    const again = await get(server.url, '/js/format.js', { 'if-none-match': first.headers.etag });
+    const again = await get(server.url, '/js/common/format.js', { 'if-none-match': first.headers.etag });
     assert.equal(again.status, 304);
     assert.equal(again.headers['cache-control'], 'max-age=600');
   } finally {

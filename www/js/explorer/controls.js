@@ -2,7 +2,7 @@
 // positions map to parameter values (pixel mapping, not mathematics); the text boxes are the truth.
 
 import { FAMILIES, EXAMPLE_LIST, strictNum, depthValue, lnsExponent, lnsEpsilon, ownModel } from './state.js';
-import { paramToken, depthToken } from './format.js';
+import { paramToken, depthToken } from '../common/format.js';
 
 const FRAGMENT_MESSAGES_MAX = 6;
 

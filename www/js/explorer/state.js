@@ -2,8 +2,8 @@
 // core: each field is probed by a cheap core call in which only that field differs from a known-good
 // baseline, so the core's message lands next to the control that caused it.
 
-import * as core from './core.js';
-import { depthToken, paramToken, grouped } from './format.js';
+import * as core from '../common/core.js';
+import { depthToken, paramToken, grouped } from '../common/format.js';
 
 export const FAMILIES = ['unscaled', 'scaled', 'harmonic', 'sqrt-scaled'];
 export const MODELS = ['power', 'exp', 'list'];

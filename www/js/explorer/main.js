@@ -1,17 +1,17 @@
 // Wiring: state ⇄ URL fragment ⇄ controls ⇄ core ⇄ plots, readouts, cards, rotation panel.
 // Input events are coalesced to one update per animation frame.
 
-import * as core from './core.js';
-import { initCore, coreNotice, coreReady } from './core.js';
+import * as core from '../common/core.js';
+import { initCore, coreNotice, coreReady } from '../common/core.js';
 import { parseFragment, serialize, validate, initialGood, parsedList, listFitsLink, LINK_LIST_MAX, FIELDS } from './state.js';
 import { Controls } from './controls.js';
-import { Plot, refreshTheme } from './plot.js';
+import { Plot, refreshTheme } from '../common/plot.js';
 import { compute, POINTS, COARSE_POINTS } from './series.js';
 import { Readouts, readoutItems, setText } from './readouts.js';
 import { Cards } from './cards.js';
 import { RotationPanel } from './rotation.js';
 import { PRESETS, MODEL_DEPTHS } from './presets.js';
-import { depthLabel, paramToken, grouped } from './format.js';
+import { depthLabel, paramToken, grouped } from '../common/format.js';
 import { ListPanel } from './listplot.js';
 import { Share } from './share.js';
 import { Access } from './access.js';

@@ -2,10 +2,10 @@
 // provides its least-squares fit, the fitted power law c · l^q with a one-click "use it". The values,
 // the fit and the fitted curve are the core's; this module only draws them.
 
-import * as core from './core.js';
-import { Plot } from './plot.js';
-import { paramToken } from './format.js';
-import { rich } from './rich.js';
+import * as core from '../common/core.js';
+import { Plot } from '../common/plot.js';
+import { paramToken } from '../common/format.js';
+import { rich } from '../common/rich.js';
 
 export class ListPanel {
   /** @param {(fit: {c: number, q: number}) => void} onUseFit */

@@ -1,15 +1,15 @@
 // The lab page's figures, drawn with the explorer's own plotting and export code (plot.js,
 // export.js): one figure per measurement, every placement in it, each with hover readouts, the
-// words of lab-view.js, PNG/SVG/CSV export and a visually hidden data table. The numbers are the
+// words of lab/view.js, PNG/SVG/CSV export and a visually hidden data table. The numbers are the
 // lab's report; the fitted power law's curve is the core's (core.js fitPowerLaw, the explorer's
 // fit). This module maps numbers to series; it computes none.
 
-import { Plot, refreshTheme } from './plot.js';
-import { figurePng, figureSvg, seriesCsv, download } from './export.js';
-import { plain } from './format.js';
-import { rich } from './rich.js';
-import { NORM_NAMES, NORM_COLOURS } from './lab-state.js';
-import { Heatmap } from './lab-heatmap.js';
+import { Plot, refreshTheme } from '../common/plot.js';
+import { figurePng, figureSvg, seriesCsv, download } from '../common/export.js';
+import { plain } from '../common/format.js';
+import { rich } from '../common/rich.js';
+import { NORM_NAMES, NORM_COLOURS } from './state.js';
+import { Heatmap } from './heatmap.js';
 
 /** The figures: id, title, axes, and the series of one placement's layers. */
 const FIGURES = [
@@ -136,7 +136,7 @@ export class LabFigures {
 
   /**
    * Draws every placement's layers. `runs` maps norm → { layers, fit, angular } (layers may be a
-   * prefix while a run streams); `texts` the words of lab-view.js.
+   * prefix while a run streams); `texts` the words of lab/view.js.
    */
   set(runs, texts = {}) {
     for (let part = 0; part < this.parts(); part++) this.setPart(runs, texts, part);

@@ -15,7 +15,7 @@
 // terminate() stops it at once) and the next run starts fresh ones, so the main thread never waits
 // on a measurement.
 
-const WORKER_URL = new URL('./lab-worker.js', import.meta.url);
+const WORKER_URL = new URL('./worker.js', import.meta.url);
 
 /**
  * How a run of `count` placements is spread: `size` workers, each placement in `shares` parts.
@@ -52,7 +52,7 @@ export class LabClient {
       if (!this.workers.includes(worker)) return;
       const was = this.running;
       this.stopAll();
-      this.handlers.error?.({ norm: null, message: `the lab worker failed: ${ev.message || 'it could not start (is lab-worker.js served as JavaScript?)'}` });
+      this.handlers.error?.({ norm: null, message: `the lab worker failed: ${ev.message || 'it could not start (is lab/worker.js served as JavaScript?)'}` });
       if (was) this.handlers.done?.();
     };
     return worker;

@@ -1,13 +1,13 @@
 // The lab page: wires the fragment, the controls, the worker client, the tables and the figures.
-// Every measurement runs in the worker (lab-worker.js); this thread only draws what arrives.
+// Every measurement runs in the worker (lab/worker.js); this thread only draws what arrives.
 
-import { NORMS, NORM_NAMES, FIELDS, PRESETS, parseFragment, toFragment, specsOf } from './lab-state.js';
-import { LabClient } from './lab-client.js';
-import { renderTable, clearTables, summaryItem, words } from './lab-view.js';
-import { LabFigures } from './lab-plots.js';
-import * as core from './core.js';
-import { plain } from './format.js';
-import { rich } from './rich.js';
+import { NORMS, NORM_NAMES, FIELDS, PRESETS, parseFragment, toFragment, specsOf } from './state.js';
+import { LabClient } from './client.js';
+import { renderTable, clearTables, summaryItem, words } from './view.js';
+import { LabFigures } from './plots.js';
+import * as core from '../common/core.js';
+import { plain } from '../common/format.js';
+import { rich } from '../common/rich.js';
 
 /**
  * Largest checkpoint the tab takes. wasm32 memory ends at 4 GiB; the file's bytes are copied into it
@@ -171,7 +171,7 @@ const STAGES = { forward: [0, 0.04], 'layer Jacobians': [0.04, 0.3], 'end-to-end
 // its suffixes shortest first (lengths 1, 2, ... L), and a suffix costs its checks times its length:
 // in the default preset its cost grows about as length + 4 (fewer checks on longer suffixes).
 // Counting suffixes alone showed half the stage done at 16 of 32 suffixes, when 32 % of its layer
-// passes were (this weighting: 30 %). A second share (lab-client.js) holds only the longest
+// passes were (this weighting: 30 %). A second share (lab/client.js) holds only the longest
 // suffixes, of about equal cost: counted as they are.
 function workDone(stage, done, total, share = 0) {
   if (stage !== 'end-to-end Jacobians' || share > 0) return done / total;
@@ -232,7 +232,7 @@ function drawStep() {
 }
 let drawSoon = false; // a placement finished during the pass: the next pass starts at once
 
-// Placements run side by side (lab-client.js): each one's share of the bar and its own stage line.
+// Placements run side by side (lab/client.js): each one's share of the bar and its own stage line.
 let progressOf = {};
 let shareProgressOf = {};
 let stageOf = {};
@@ -241,7 +241,7 @@ const client = new LabClient({
   progress(msg) {
     const [a, b] = STAGES[msg.stage] ?? [0, 1];
     const within = msg.total ? workDone(msg.stage, msg.done, msg.total, msg.share) : 0;
-    // A placement split into shares (lab-client.js) is as far as the mean of its shares.
+    // A placement split into shares (lab/client.js) is as far as the mean of its shares.
     const shares = msg.shares ?? 1;
     const parts = (shareProgressOf[msg.norm] ??= new Array(shares).fill(0));
     parts[msg.share ?? 0] = a + (b - a) * within;
@@ -390,7 +390,7 @@ function run() {
   document.body.dataset.labState = 'running';
   setStatus('Running…');
   const spread = client.start(r.specs, checkpoint ? { weights: checkpoint.bytes, configJson: checkpoint.configJson } : {});
-  // How the run is spread over workers (lab-client.js), for the finished status and the tests.
+  // How the run is spread over workers (lab/client.js), for the finished status and the tests.
   document.body.dataset.labWorkers = String(spread.size);
   document.body.dataset.labShares = String(spread.shares);
 }

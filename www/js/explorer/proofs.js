@@ -8,10 +8,10 @@
 // cards.js adds later get a Why too (their own derivation if proofs-source.mjs has one, otherwise a
 // pointer to docs/MATH.md), and a card that is rebuilt gets its Why back on the next update.
 
-import * as core from './core.js';
+import * as core from '../common/core.js';
 import { PACKED } from './proofs-math.js';
 import { paramsFor } from './state.js';
-import { certifiedText, depthLabel, directed, paramToken, plain, termsText, trimZeros } from './format.js';
+import { certifiedText, depthLabel, directed, paramToken, plain, termsText, trimZeros } from '../common/format.js';
 
 const MATHML = 'http://www.w3.org/1998/Math/MathML';
 

@@ -2,10 +2,10 @@
 // it as plot series. Every curve, reference line and asymptote is a core Float64Array or number;
 // nothing here does arithmetic on them.
 
-import * as core from './core.js';
+import * as core from '../common/core.js';
 import { paramsFor, varianceFor } from './state.js';
-import { describedFrom } from './plot.js';
-import { termsText, depthLabel, paramToken } from './format.js';
+import { describedFrom } from '../common/plot.js';
+import { termsText, depthLabel, paramToken } from '../common/format.js';
 import { FAMILIES } from './state.js';
 
 /** Depths per curve: the full grid, and the coarse one a drag asks for until the pointer rests. */

@@ -9,8 +9,8 @@ let initNotice = null;
 // Both URLs are relative to this file, not to the page, so the core loads from any host page (an
 // iframe, a blog post using <depthprod-plot>, a site under a sub-path). The import specifier stays
 // a literal: scripts/bundle.mjs swaps it for the glue with the wasm inlined.
-const WASM_PATH = '../pkg/depthprod_wasm_bg.wasm';
-const GLUE_PATH = '../pkg/depthprod_wasm.js';
+const WASM_PATH = '../../pkg/depthprod_wasm_bg.wasm';
+const GLUE_PATH = '../../pkg/depthprod_wasm.js';
 
 /**
  * Loads ../pkg/depthprod_wasm.js and instantiates the wasm. Resolves to null, or to one sentence
@@ -18,7 +18,7 @@ const GLUE_PATH = '../pkg/depthprod_wasm.js';
  * A wasm served with the wrong MIME type still loads (from its bytes); `coreNotice()` says so.
  */
 export function initCore() {
-  // One load per page, whoever asks first (js/boot.js starts it before the page's modules arrive).
+  // One load per page, whoever asks first (js/explorer/boot.js starts it before the page's modules arrive).
   starting ??= loadCore();
   return starting;
 }
@@ -37,7 +37,7 @@ async function loadCore() {
     const compiling = inline ? null : fetchAndCompile(new URL(WASM_PATH, here).href, violations);
     let mod;
     try {
-      mod = await import('../pkg/depthprod_wasm.js');
+      mod = await import('../../pkg/depthprod_wasm.js');
     } catch (e) {
       initError = await explainFetchFailure(GLUE_PATH, violations, e);
       return initError;

@@ -2,9 +2,9 @@
 // beside each plot. Every number is one the lab reported (crates/depthlab through the worker),
 // printed, never computed here; DOM text only (no markup is parsed).
 
-import { NORMS, NORM_NAMES } from './lab-state.js';
-import { plain } from './format.js';
-import { rich } from './rich.js';
+import { NORMS, NORM_NAMES } from './state.js';
+import { plain } from '../common/format.js';
+import { rich } from '../common/rich.js';
 
 /** The contract's columns, in the order and with the names of `depthprod lab --json`'s `layers`. */
 export const COLUMNS = ['layer', 'variance', 'jacobian_norm', 'jacobian_minus_identity_norm', 'end_to_end_norm', 'grad_norm'];

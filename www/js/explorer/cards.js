@@ -1,9 +1,9 @@
 // "Paper says / the product does" cards. The verdicts only compare what the core reports (the shape
 // of a divergence, whether a limit exists); every number is the core's.
 
-import { rich } from './rich.js';
-import * as core from './core.js';
-import { termsText, depthLabel, plain, directed, trimZeros } from './format.js';
+import { rich } from '../common/rich.js';
+import * as core from '../common/core.js';
+import { termsText, depthLabel, plain, directed, trimZeros } from '../common/format.js';
 import { modelFor } from './state.js';
 import { evalFor, growthFor } from './series.js';
 import { enclosureParts, setAttr, setText } from './readouts.js';

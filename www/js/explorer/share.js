@@ -8,8 +8,8 @@
 
 import { serialize } from './state.js';
 import { readoutItems } from './readouts.js';
-import { depthLabel, depthToken, paramToken, plain } from './format.js';
-import { figurePng, figureSvg, seriesCsv, download, richRuns } from './export.js';
+import { depthLabel, depthToken, paramToken, plain } from '../common/format.js';
+import { figurePng, figureSvg, seriesCsv, download, richRuns } from '../common/export.js';
 
 const SUBSCRIPT = { 0: '₀', 1: '₁', 2: '₂', 3: '₃', 4: '₄', 5: '₅', 6: '₆', 7: '₇', 8: '₈', 9: '₉', l: 'ₗ', '+': '₊', '-': '₋', '−': '₋' };
 const SUPERSCRIPT = { 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹', '-': '⁻', '−': '⁻', '+': '⁺' };

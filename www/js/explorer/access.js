@@ -4,9 +4,9 @@
 // the grid depth nearest to each) plus a list of its reference lines.
 
 import { readoutItems } from './readouts.js';
-import { nearest } from './plot.js';
-import { richRuns } from './export.js';
-import { depthLabel, plain } from './format.js';
+import { nearest } from '../common/plot.js';
+import { richRuns } from '../common/export.js';
+import { depthLabel, plain } from '../common/format.js';
 
 const SETTLE_MS = 700;
 const KEY = /^(log-product-|limit-scaled$|constant-c$)/;

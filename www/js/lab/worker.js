@@ -6,12 +6,12 @@
 // the lab streams them), {type: 'report', norm, report}, {type: 'error', norm, message},
 // {type: 'done'}; and {type: 'merge', norm, reports} (the reports of one placement's shares) ->
 // {type: 'report', norm, report, merged: true} or {type: 'error', norm, message, merged: true},
-// through `mergeLabShares`. Cancelling is the page terminating this worker (lab-client.js): the wasm runs
+// through `mergeLabShares`. Cancelling is the page terminating this worker (lab/client.js): the wasm runs
 // synchronously here and cannot be interrupted from outside, and terminate() stops it at once.
 
-import init, { mergeLabShares, runLab } from '../pkg/depthlab_wasm.js';
+import init, { mergeLabShares, runLab } from '../../pkg/depthlab_wasm.js';
 
-const ready = init({ module_or_path: new URL('../pkg/depthlab_wasm_bg.wasm', import.meta.url) });
+const ready = init({ module_or_path: new URL('../../pkg/depthlab_wasm_bg.wasm', import.meta.url) });
 
 /** The text of a thrown value (wasm-bindgen throws Error objects with the lab's message). */
 function messageOf(err) {

@@ -1,9 +1,9 @@
 // The rotation panel: products of rotations by θ/l^r have norm 1 yet, for r ≤ 1, never settle.
 // The core computes the product (angle, matrix, norm); this file draws the image of e₁.
 
-import * as core from './core.js';
-import { colour, refreshTheme } from './plot.js';
-import { depthLabel, plain } from './format.js';
+import * as core from '../common/core.js';
+import { colour, refreshTheme } from '../common/plot.js';
+import { depthLabel, plain } from '../common/format.js';
 import { strictNum, cleanMessage } from './state.js';
 
 const TRAIL = 240;

@@ -3,10 +3,10 @@
 // readout for the pointer and the arrow keys, a colour key, and PNG / SVG / CSV exports laid out
 // as the other figures' (export.js). Pixels, colours and tick placement only; the values are the lab's.
 
-import { colour, refreshTheme } from './plot.js';
-import { plain } from './format.js';
-import { rich } from './rich.js';
-import { seriesCsv, figurePng, figureSvg, SvgRecorder } from './export.js';
+import { colour, refreshTheme } from '../common/plot.js';
+import { plain } from '../common/format.js';
+import { rich } from '../common/rich.js';
+import { seriesCsv, figurePng, figureSvg, SvgRecorder } from '../common/export.js';
 
 // A perceptually ordered ramp (viridis stops), interpolated per channel for a value in [0, 1].
 const RAMP = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
@@ -23,7 +23,7 @@ const FS = 11; // label font size (CSS px), as the plots' ticks at narrow widths
 const PAD = 8; // above and right of the grid: room for half of the last column's label
 const EXPORT_MAP = 300; // one map in an export, labels included (CSS px)
 
-// What an empty map says, by the run's state (lab-main.js keeps it on <body data-lab-state>): the
+// What an empty map says, by the run's state (lab/main.js keeps it on <body data-lab-state>): the
 // angular distances come with a placement's report, at the end of its run.
 const WAITING = {
   running: 'Measuring… the map appears when this run’s angular distances are done.',

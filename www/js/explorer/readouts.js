@@ -1,8 +1,8 @@
 // The readout panel: certified numbers as DOM text. Each readout's text starts with the number
 // (parseFloat-readable), followed by its enclosure, with a one-line meaning underneath.
 
-import { rich } from './rich.js';
-import { certifiedText, enclosureText, directed, plain, termsText, depthLabel, finite } from './format.js';
+import { rich } from '../common/rich.js';
+import { certifiedText, enclosureText, directed, plain, termsText, depthLabel, finite } from '../common/format.js';
 import { FAMILY_STYLE } from './series.js';
 import { FAMILIES, modelFor } from './state.js';
 
