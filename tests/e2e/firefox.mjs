@@ -11,7 +11,7 @@
 //            fill/press/click/check/uncheck/focus/selectOption(sel, …), keyboard.press/down/up/type
 //            (with "Shift+Tab" style chords), mouse.move/click/down/up, touchscreen.tap,
 //            screenshot({path, fullPage}), setViewportSize, viewportSize, on('console' | 'pageerror'
-//            | 'dialog' | 'request'), request.get(url) (status(), body()), close.
+//            | 'dialog' | 'request' | 'response' (url(), status())), request.get(url) (status(), body()), close.
 //   locator: count, textContent, inputValue, getAttribute, isVisible, isChecked, boundingBox,
 //            evaluate(fn, arg), fill, press, click, tap, check, uncheck, focus, selectOption,
 //            waitFor({state: 'visible' | 'attached' | 'hidden', timeout}), scrollIntoViewIfNeeded.
@@ -441,7 +441,7 @@ export class FirefoxPage extends FrameLike {
       this._t.on('pageerror', (err) => {
         if (!isCsp(err)) handler(err);
       });
-    } else if (event === 'dialog' || event === 'request') {
+    } else if (event === 'dialog' || event === 'request' || event === 'response') {
       this._t.on(event, handler);
     } else if (event === 'crash') {
       this._t.on('error', handler);

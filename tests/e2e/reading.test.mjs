@@ -307,7 +307,12 @@ test('real depths: model marks, a drag zooms the depth range into the URL, a lin
   const page = await session.open(t);
   await numberIn(page, sel('log-product-unscaled'));
   assert.match(await text(page, 'model-depths'), /GPT-2 small 12 layers.*Llama 3.1 405B 126 layers/);
-  assert.match(await text(page, 'model-depths'), /N = L − 1/);
+  // One factor per layer a Jacobian crosses: a model of L layers is marked at N = L.
+  assert.match(await text(page, 'model-depths'), /at N = L for L layers/);
+  assert.doesNotMatch(await text(page, 'model-depths'), /L − 1/);
+  const marks = await page.evaluate(async () => (await import('./js/explorer/presets.js')).MODEL_DEPTHS.map((m) => [m.layers, m.n]));
+  assert.ok(marks.length >= 6 && marks.every(([layers, n]) => n === layers), `marks at N = L: ${JSON.stringify(marks)}`);
+  assert.match(await text(page, 'formula'), /N = L: one factor per layer/);
   // Drag from about N = 10 to about N = 1000 on the log axis.
   const box = await page.locator(sel('plot-main')).boundingBox();
   // The frame sits inside the canvas with margins: drag between 30% and 60% of its width.
@@ -348,7 +353,8 @@ test('measured list: N follows the list, the convention is stated, the list is p
   await page.waitForFunction((s) => /N follows the list \(N = 8/.test(document.querySelector(s).textContent), sel('list-info'));
   const info = await text(page, 'list-info');
   assert.match(info, /N follows the list \(N = 8/);
-  assert.match(info, /N = L − 1/);
+  assert.match(info, /a model with L layers gives L values/);
+  assert.doesNotMatch(info, /L − 1/);
   assert.equal(await text(page, 'error-list'), '');
   assert.equal(await text(page, 'error-n'), '');
   // The scaled product of σ² = l over 8 layers, as the core gives it.

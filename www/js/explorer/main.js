@@ -214,7 +214,7 @@ function update(commit, write, { coarse = false } = {}) {
     if (state.variance === 'list') {
       listPanel.set(good.list);
       const linkNote = good.list && !listFitsLink(good.listText) ? ` This list is too long for the page’s link (over ${grouped(LINK_LIST_MAX)} characters): the link keeps every other setting and says that the list must be pasted again.` : '';
-      controls.setListInfo(good.list ? `${good.list.length} values: N follows the list (N = ${good.list.length}; any N from 1 to ${good.list.length} can be typed). In the correction’s convention N = L − 1, so a model with L layers gives L − 1 values.${linkNote}` : '');
+      controls.setListInfo(good.list ? `${good.list.length} values: N follows the list (N = ${good.list.length}; any N from 1 to ${good.list.length} can be typed). N counts the layers a Jacobian crosses, one factor per layer: a model with L layers gives L values (the variances of its layer inputs x_1 … x_L), N = L.${linkNote}` : '');
     }
     if (v.coreDown) {
       setStatus(`The core cannot evaluate yet: ${v.coreDown}`, true);
@@ -288,7 +288,7 @@ function showDepthView(view) {
   const marks = document.getElementById('model-depths');
   if (marks) {
     const list = MODEL_DEPTHS.map((m) => `${m.name} ${m.layers} layers`).join(', ');
-    const t = `Marked on the depth axis (ticks and band): real models, at N = L − 1 for L layers: ${list}.`;
+    const t = `Marked on the depth axis (ticks and band): real models, at N = L for L layers: ${list}.`;
     if (marks.textContent !== t) marks.textContent = t;
   }
 }
