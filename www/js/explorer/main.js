@@ -16,6 +16,8 @@ import { ListPanel } from './listplot.js';
 import { Share } from './share.js';
 import { Access } from './access.js';
 import { embedded, initEmbed, stripEmbed, syncEmbed } from './embed.js';
+import { Answer } from './answer.js';
+import { expansionNote } from './expansion.js';
 import { Proofs } from './proofs.js'; // the cards' "Why" derivations (proofs owns it)
 
 const statusEl = document.getElementById('status');
@@ -69,6 +71,7 @@ const shareBar = document.querySelector('[data-share-bar]');
 const share = shareBar ? new Share(shareBar, plots.main) : null;
 const access = new Access(plots);
 const proofs = new Proofs(); // the cards' "Why" derivations
+const answer = new Answer(document.querySelector('[data-testid="answer"]'), document.querySelector('[data-testid="pin-numbers"]'));
 
 function setStatus(text, isError) {
   // A core loaded the slow way (wasm served with the wrong MIME type) keeps saying how to fix it.
@@ -307,12 +310,21 @@ function draw(res) {
   const notes = res.remainderNotes || [];
   const remainderMessage = res.remainder.length ? '' : notes.length ? notes.join('. ') : 'No divergent product among those shown.';
   plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: remainderMessage }, { legend: false });
+  // No empty frame: with nothing to draw, the figure says why in words instead.
+  const remWrap = document.querySelector('[data-plot="remainder"]');
+  if (remWrap && remWrap.hidden !== !res.remainder.length) remWrap.hidden = !res.remainder.length;
   plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' }, { legend: false });
   T.push(performance.now());
   showDepthView(view);
   for (const p of Object.values(plots)) p.renderLegend();
   const remainderNote = document.getElementById('remainder-note');
   if (remainderNote) setText(remainderNote, res.remainder.length && notes.length ? `(${notes.join('; ')})` : '');
+  const remEmpty = document.getElementById('remainder-empty');
+  if (remEmpty) {
+    const why = res.remainder.length ? '' : [`${remainderMessage.replace(/\.$/, '')}.`, ...(res.unsettled || []).map((f) => expansionNote(f, res.expansions?.[f]))].filter(Boolean).join(' ');
+    setText(remEmpty, why);
+    if (remEmpty.hidden !== !why) remEmpty.hidden = !why;
+  }
   showWidthNote('width-note', res.widthNotes);
   showWidthNote('tail-width-note', res.tailWidthNotes);
   T.push(performance.now());
@@ -327,7 +339,9 @@ function draw(res) {
   T.push(performance.now());
   proofs.update(state, good); // the cards' "Why" derivations
   T.push(performance.now());
-  const names = ['canvases', 'legends and notes', 'readouts', 'cards', 'share and access', 'proofs'];
+  answer.update(state, good, res);
+  T.push(performance.now());
+  const names = ['canvases', 'legends and notes', 'readouts', 'cards', 'share and access', 'proofs', 'answer'];
   stats.drawPhases = Object.fromEntries(names.map((k, i) => [k, +(T[i + 1] - T[i]).toFixed(2)]));
 }
 

@@ -5,6 +5,7 @@ import { rich } from '../common/rich.js';
 import { certifiedText, enclosureText, directed, plain, termsText, depthLabel, finite } from '../common/format.js';
 import { FAMILY_STYLE } from './series.js';
 import { FAMILIES, modelFor } from './state.js';
+import { expansionNote } from './expansion.js';
 
 // No live region per value (it would speak on every frame of a drag): access.js announces the key
 // numbers once they settle.
@@ -147,7 +148,8 @@ export function readoutItems(state, good, res) {
     const whose = correctionCase ? 'the correction’s expansion, for σ_l² = l' : 'this page’s generalisation; the correction derives it for σ_l² = l only';
     const parts = un.divergent.constant ? enclosureParts(un.divergent.constant) : null;
     if (parts) {
-      items.push({ id: 'constant-c', label: 'C, the unscaled constant', ...parts, meaning: `log P_N = ${termsText(un.divergent.terms)} + C + o(1): ${whose}`, more: allTerms(un.divergent.terms, 'P'), color: FAMILY_STYLE.unscaled.color });
+      const idle = res.unsettled?.includes('unscaled') ? ` Not informative here: ${expansionNote('unscaled', res.expansions?.unscaled)}` : '';
+      items.push({ id: 'constant-c', label: 'C, the unscaled constant', ...parts, meaning: `log P_N = ${termsText(un.divergent.terms)} + C + o(1): ${whose}.${idle}`, more: allTerms(un.divergent.terms, 'P'), color: FAMILY_STYLE.unscaled.color });
     } else {
       items.push({
         id: 'constant-c',
