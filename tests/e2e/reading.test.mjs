@@ -2,20 +2,15 @@
 // the paper's Pre-LN vs LNS comparison in one view, no axis or legend blown up by a reference curve,
 // stale marks, readouts that follow "Products shown", and certified numbers that look certified.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { numberIn, startBrowser } from './harness.mjs';
+import { browsers, numberIn } from './harness.mjs';
 
-let session;
-before(async () => {
-  session = await startBrowser();
-});
-after(() => session?.close());
+const { test, session } = browsers();
 
 const T = { timeout: 120_000 };
 const sel = (id) => `[data-testid="${id}"]`;
 const text = (page, id) => page.locator(sel(id)).innerText();
 /** A readout's whole text: the number with its enclosure, then its meaning. */
-const readout = (page, id) => page.locator(sel(id)).locator('xpath=..').innerText();
+const readout = (page, id) => page.locator(`dd:has(> ${sel(id)})`).innerText();
 
 /** The core's log-product through the page's own wasm module. */
 const coreLog = (page, request) =>
@@ -138,7 +133,7 @@ for (const [name, hash, checkLegend] of [
     }
     // Readouts show leading terms, the rest on demand.
     for (const id of ['log-product-unscaled', 'constant-c']) {
-      const box = page.locator(sel(id)).locator('xpath=..');
+      const box = page.locator(`dd:has(> ${sel(id)})`);
       const meaning = await box.locator('.meaning').innerText();
       assert.ok(meaning.length <= 420, `${id} meaning of ${meaning.length} characters`);
     }
@@ -170,9 +165,9 @@ test('the corner A = B = 100 shows its certified C (the finite-part route) and k
   const [, lo, hi] = /∈ \[([\d.]+e140), ([\d.]+e140)\]/.exec(await readout(page, 'constant-c')) ?? [];
   assert.ok(Number(lo) <= 5.3456703505610536e140 && 5.3456703505610536e140 <= Number(hi), `${lo} .. ${hi}`);
   assert.ok((Number(hi) - Number(lo)) / Number(lo) <= 1e-12, `${lo} .. ${hi}`);
-  const more = page.locator(sel('log-product-unscaled')).locator('xpath=..').locator('details.more');
+  const more = page.locator(`dd:has(> ${sel('log-product-unscaled')}) details.more`);
   assert.match(await more.locator('summary').innerText(), /all \d+ terms/);
-  assert.match(await page.locator(sel('log-product-unscaled')).locator('xpath=..').locator('.meaning').innerText(), /\+ \d+ more terms/);
+  assert.match(await page.locator(`dd:has(> ${sel('log-product-unscaled')}) .meaning`).innerText(), /\+ \d+ more terms/);
   await more.locator('summary').click();
   assert.ok((await more.innerText()).length > 200, 'the full expansion opens on demand');
 });
@@ -287,9 +282,14 @@ test('at 360 px a compact plot stays in view while a slider has focus, and moves
   await numberIn(page, sel('log-product-unscaled'));
   await page.focus(sel('slider-a'));
   await page.waitForFunction(() => document.body.classList.contains('mini-plot'));
-  await page.waitForTimeout(300);
-  const box = (id) => page.locator(sel(id)).evaluate((el) => el.getBoundingClientRect().toJSON());
   const vh = 740;
+  // The outcome to wait for: the plot pinned at the top, and the focused slider scrolled below it.
+  await page.waitForFunction(([p, s]) => {
+    const plot = document.querySelector(p).getBoundingClientRect();
+    const slider = document.querySelector(s).getBoundingClientRect();
+    return plot.top >= 0 && plot.top < 60 && slider.top >= plot.bottom && slider.bottom <= innerHeight;
+  }, [sel('plot-main'), sel('slider-a')]);
+  const box = (id) => page.locator(sel(id)).evaluate((el) => el.getBoundingClientRect().toJSON());
   const plot = await box('plot-main');
   const slider = await box('slider-a');
   assert.ok(plot.top >= 0 && plot.bottom <= vh && plot.height >= 150, `plot at ${plot.top}–${plot.bottom}`);

@@ -44,7 +44,7 @@ export const HEADLINE_DIGITS = 7;
 export function headlineNumber(e, max = HEADLINE_DIGITS) {
   if (!e) return null;
   const c = certifiedText(Number(e.value), Number(e.lo), Number(e.hi), max);
-  return c && c.certified ? c.text : null;
+  return c && c.certified ? trimZeros(c.text) : null;
 }
 
 /**

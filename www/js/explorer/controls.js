@@ -125,6 +125,27 @@ export class Controls {
       this.onChange({ kind: 'input', field: 'list' });
     });
     this.text.list.addEventListener('change', () => this.onChange({ kind: 'commit', field: 'list' }));
+    // The example list is there to be replaced: focus selects it, and a paste into the untouched
+    // example replaces it whole wherever the caret is (pasting "0.5, …" after its "24" made "240.5").
+    const untouched = () => this.text.list.value === EXAMPLE_LIST;
+    let selectedOnFocus = false;
+    this.text.list.addEventListener('focus', () => {
+      selectedOnFocus = untouched();
+      if (selectedOnFocus) this.text.list.select();
+    });
+    // A click that focused the box would put the caret down and undo that selection.
+    this.text.list.addEventListener('mouseup', (ev) => {
+      if (selectedOnFocus) ev.preventDefault();
+      selectedOnFocus = false;
+    });
+    this.text.list.addEventListener('paste', (ev) => {
+      const pasted = ev.clipboardData?.getData('text/plain');
+      if (!untouched() || typeof pasted !== 'string') return;
+      ev.preventDefault();
+      this.text.list.value = pasted;
+      this.text.list.dispatchEvent(new Event('input', { bubbles: true }));
+      this.text.list.dispatchEvent(new Event('change', { bubbles: true }));
+    });
 
     this.families.forEach((box) =>
       box.addEventListener('change', () => {

@@ -32,6 +32,13 @@ export function expansionNote(family, x) {
   return parts.join(' ');
 }
 
+/** The same in one sentence, for a readout: C's size and where the reasons are. */
+export function expansionBrief(family, x) {
+  const S = FAMILY_STYLE[family].sym;
+  const C = x?.constant ? headlineNumber(x.constant, 2) : null;
+  return `${C ? `C = ${C} and ` : ''}the ${x?.terms?.length ?? ''} terms do not come near log ${S}_N at any depth shown (N ≤ ${depthLabel(x?.nEnd)}; “How each product settles” says why).`;
+}
+
 /** Two significant digits, for sizes (no trailing noise): 5.3e140, −2.3e139, 0.97. */
 function plain2(v) {
   if (!Number.isFinite(v)) return '—';

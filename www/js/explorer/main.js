@@ -3,7 +3,7 @@
 
 import * as core from '../common/core.js';
 import { initCore, coreNotice, coreReady } from '../common/core.js';
-import { parseFragment, serialize, validate, initialGood, parsedList, listFitsLink, LINK_LIST_MAX, FIELDS } from './state.js';
+import { parseFragment, serialize, validate, initialGood, parsedList, listFitsLink, LINK_LIST_MAX, FIELDS, paramsFor, EXAMPLE_LIST } from './state.js';
 import { Controls } from './controls.js';
 import { Plot, refreshTheme } from '../common/plot.js';
 import { compute, POINTS, COARSE_POINTS } from './series.js';
@@ -31,6 +31,8 @@ let pendingCommit = false;
 let everDrawn = false;
 const stats = { updates: 0, last: 0, times: [] };
 window.depthprodStats = stats;
+// For tests and outside checks: the core parameters a product shown is evaluated with.
+stats.paramsOf = (family) => paramsFor(family, state, good);
 // For tests and outside checks: the ranges each plot last drew (read live: a plot redraws on resize too).
 Object.defineProperty(stats, 'axes', {
   get: () => Object.fromEntries(Object.entries(plots).map(([k, p]) => [k, { yMin: p.yMin, yMax: p.yMax, xMin: p.xMin, xMax: p.xMax, xLog: p.xLog, message: p.message, drawn: p.cssW > 0, onScreen: p.onScreen }])),
@@ -217,7 +219,8 @@ function update(commit, write, { coarse = false } = {}) {
     if (state.variance === 'list') {
       listPanel.set(good.list);
       const linkNote = good.list && !listFitsLink(good.listText) ? ` This list is too long for the page’s link (over ${grouped(LINK_LIST_MAX)} characters): the link keeps every other setting and says that the list must be pasted again.` : '';
-      controls.setListInfo(good.list ? `${good.list.length} values: N follows the list (N = ${good.list.length}; any N from 1 to ${good.list.length} can be typed). N counts the layers a Jacobian crosses, one factor per layer: a model with L layers gives L values (the variances of its layer inputs x_1 … x_L), N = L.${linkNote}` : '');
+      const example = state.text.list === EXAMPLE_LIST ? ' (the example list: paste or type your own over it)' : '';
+      controls.setListInfo(good.list ? `Read ${grouped(good.list.length)} value${good.list.length === 1 ? '' : 's'}${example}: N follows the list (N = ${good.list.length}; any N from 1 to ${good.list.length} can be typed). N counts the layers a Jacobian crosses, one factor per layer: a model with L layers gives L values (the variances of its layer inputs x_1 … x_L), N = L.${linkNote}` : '');
     }
     if (v.coreDown) {
       setStatus(`The core cannot evaluate yet: ${v.coreDown}`, true);
