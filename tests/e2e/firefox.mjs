@@ -65,19 +65,28 @@ export async function launchFirefox({ colorScheme = 'light', touch = false } = {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Init script of every Firefox page (harness.mjs): a click on an <a download> with a blob: URL is
- * recorded with the blob's bytes in window.__harnessDownloads instead of starting a download, for
+ * Init script of every Firefox page (harness.mjs): a click on an <a download> with a blob: URL made
+ * by URL.createObjectURL is recorded with the blob's bytes in window.__harnessDownloads instead of starting a download, for
  * `FirefoxPage.waitForEvent('download')`.
  */
 export function recordDownloads() {
   const click = HTMLAnchorElement.prototype.click;
+  const create = URL.createObjectURL;
+  // The blobs by URL: reading a blob: URL back with fetch() is a connect-src request the page's CSP refuses.
+  const blobs = new Map();
+  URL.createObjectURL = function createRecorded(obj) {
+    const url = create.call(URL, obj);
+    if (obj instanceof Blob) blobs.set(url, obj);
+    return url;
+  };
   window.__harnessDownloads = [];
   HTMLAnchorElement.prototype.click = function clickRecorded() {
-    if (!this.hasAttribute('download') || !this.href.startsWith('blob:')) return click.call(this);
+    const blob = blobs.get(this.href);
+    if (!this.hasAttribute('download') || !blob) return click.call(this);
     const entry = { name: this.getAttribute('download'), base64: null };
     window.__harnessDownloads.push(entry);
-    fetch(this.href)
-      .then((r) => r.arrayBuffer())
+    blob
+      .arrayBuffer()
       .then((buf) => {
         const bytes = new Uint8Array(buf);
         let bin = '';

@@ -8,9 +8,15 @@ const { test, session } = browsers();
 
 const T = { timeout: 120_000 };
 const sel = (id) => `[data-testid="${id}"]`;
-const text = (page, id) => page.locator(sel(id)).innerText();
+/**
+ * An element's text as a reader gets it, whitespace collapsed. Not innerText: the panels below the
+ * first screen have `content-visibility: auto`, and Firefox gives an empty innerText for content it
+ * skips rendering (Chromium lays it out to answer); textContent is the same text in both.
+ */
+const shownText = (el) => el.textContent.replace(/\s+/g, ' ').trim();
+const text = (page, id) => page.locator(sel(id)).evaluate(shownText);
 /** A readout's whole text: the number with its enclosure, then its meaning. */
-const readout = (page, id) => page.locator(`dd:has(> ${sel(id)})`).innerText();
+const readout = (page, id) => page.locator(`dd:has(> ${sel(id)})`).evaluate(shownText);
 
 /** The core's log-product through the page's own wasm module. */
 const coreLog = (page, request) =>
@@ -29,7 +35,7 @@ test('the page says what is judged, with the correction’s caveats, and explain
   for (const phrase of ['upper-bound products', 'not LayerNorm Scaling as a method', 'upper bounds', 'does not refute', 'neither useful depth', 'parameter gradient']) {
     assert.ok(judged.includes(phrase), `“${phrase}” missing from: ${judged}`);
   }
-  const lede = await page.locator('.lede').innerText();
+  const lede = await page.locator('.lede').evaluate(shownText);
   assert.match(lede, /2502\.05795.*v6/, 'the paper version whose equation numbers are used');
   const defs = await text(page, 'definitions');
   for (const sym of ['A, B', 'c · l', 'g(l)']) assert.ok(defs.includes(sym), `definitions lack ${sym}: ${defs}`);
@@ -43,7 +49,7 @@ test('the page says what is judged, with the correction’s caveats, and explain
   // Eq. 65 written in full, not "B(…)".
   assert.ok(legend.includes('B(Nε−3 − 1)/(ε − 3)'), legend);
   assert.ok(!legend.includes('(…)'), legend);
-  assert.match(await page.locator('[data-family="sqrt-scaled"]').innerText(), /not in the paper/);
+  assert.match(await page.locator('[data-family="sqrt-scaled"]').evaluate(shownText), /not in the paper/);
   // A visible legend for every badge colour; Eq. 50's "only as A = 1" is a caveat, not agreement.
   const badges = await page.locator(`${sel('verdict-legend')} .verdict`).evaluateAll((els) => els.map((e) => e.className));
   assert.deepEqual(badges, ['verdict holds', 'verdict caveat', 'verdict differs', 'verdict neutral']);
@@ -52,7 +58,7 @@ test('the page says what is judged, with the correction’s caveats, and explain
   assert.equal(await page.locator(sel('verdict-eq50')).getAttribute('data-tone'), 'caveat');
   // Every card says what it judges.
   for (const id of ['eq11', 'eq65', 'eq50', 's41']) {
-    assert.match(await page.locator(`${sel(`card-${id}`)} .judged-card`).innerText(), /^Judged: .*(displayed|substituted)/);
+    assert.match(await page.locator(`${sel(`card-${id}`)} .judged-card`).evaluate(shownText), /^Judged: .*(displayed|substituted)/);
   }
   // C is "the correction's expansion" only for σ² = l.
   assert.match(await readout(page, 'constant-c'), /the correction’s expansion, for σl² = l/);
@@ -128,13 +134,13 @@ for (const [name, hash, checkLegend] of [
     assert.ok(yMax <= top * 10 ** 1.5 && yMax >= top, `y axis to ${yMax} for products ${p}, ${q}`);
     assert.ok(yMin <= Math.min(p, q), `y axis from ${yMin}`);
     if (checkLegend) {
-      const items = await page.locator(`${sel('legend-main')} li`).allInnerTexts();
+      const items = await page.locator(`${sel('legend-main')} li`).evaluateAll((els) => els.map((e) => e.textContent.replace(/\s+/g, ' ').trim()));
       for (const it of items) assert.ok(it.length <= 200, `legend entry of ${it.length} characters: ${it}`);
     }
     // Readouts show leading terms, the rest on demand.
     for (const id of ['log-product-unscaled', 'constant-c']) {
       const box = page.locator(`dd:has(> ${sel(id)})`);
-      const meaning = await box.locator('.meaning').innerText();
+      const meaning = await box.locator('.meaning').evaluate(shownText);
       assert.ok(meaning.length <= 420, `${id} meaning of ${meaning.length} characters`);
     }
     // The remainder plot draws only what settles, and says why otherwise.
@@ -166,10 +172,11 @@ test('the corner A = B = 100 shows its certified C (the finite-part route) and k
   assert.ok(Number(lo) <= 5.3456703505610536e140 && 5.3456703505610536e140 <= Number(hi), `${lo} .. ${hi}`);
   assert.ok((Number(hi) - Number(lo)) / Number(lo) <= 1e-12, `${lo} .. ${hi}`);
   const more = page.locator(`dd:has(> ${sel('log-product-unscaled')}) details.more`);
-  assert.match(await more.locator('summary').innerText(), /all \d+ terms/);
-  assert.match(await page.locator(`dd:has(> ${sel('log-product-unscaled')}) .meaning`).innerText(), /\+ \d+ more terms/);
+  assert.match(await more.locator('summary').evaluate(shownText), /all \d+ terms/);
+  assert.match(await page.locator(`dd:has(> ${sel('log-product-unscaled')}) .meaning`).evaluate(shownText), /\+ \d+ more terms/);
   await more.locator('summary').click();
-  assert.ok((await more.innerText()).length > 200, 'the full expansion opens on demand');
+  assert.equal(await more.evaluate((d) => d.open), true, 'the full expansion opens on demand');
+  assert.ok((await more.evaluate(shownText)).length > 200, 'and holds every term');
 });
 
 test('stale numbers are marked, and the LNS hint follows every keystroke', T, async (t) => {
@@ -245,7 +252,7 @@ test('the CSV export carries each product’s certified enclosure at every depth
   }
   // The last row's enclosure is the readout's.
   const last = data[data.length - 1];
-  const shown = await page.locator(sel('log-product-unscaled')).innerText();
+  const shown = await page.locator(sel('log-product-unscaled')).evaluate(shownText);
   const m = /\[([-\d.e]+), ([-\d.e]+)\]/.exec(shown);
   const iu = header.indexOf('log P_N, unscaled: enclosure lower end');
   assert.ok(Number(m[1]) <= Number(last[iu]) && Number(last[iu + 1]) <= Number(m[2]), `${last[iu]}, ${last[iu + 1]} inside ${m[0]}`);
@@ -274,7 +281,7 @@ test('an embedded LNS view shows its ε, a key for every curve, and its enclosur
   // "Certified" keeps its enclosures, compact.
   const enc = page.locator(sel('log-product-scaled')).locator('.enc');
   assert.equal(await enc.isVisible(), true);
-  assert.match(await enc.innerText(), /∈ \[/);
+  assert.match(await enc.evaluate(shownText), /∈ \[/);
 });
 
 test('at 360 px a compact plot stays in view while a slider has focus, and moves with it', T, async (t) => {
@@ -364,7 +371,7 @@ test('measured list: N follows the list, the convention is stated, the list is p
   assert.equal(await page.locator(sel('log-product-scaled')).getAttribute('data-stale'), 'false');
   // The list is plotted, log-log, one point per layer.
   assert.ok(await page.locator(sel('plot-list')).isVisible());
-  assert.match(await page.locator('#legend-list').innerText(), /measured σl²/);
+  assert.match(await page.locator('#legend-list').evaluate(shownText), /measured σl²/);
   const inked = await page.locator(sel('plot-list')).evaluate((c) => c.width > 0 && c.toDataURL().length > 3000);
   assert.ok(inked, 'the list plot is drawn');
   // Lowering N by hand is kept until the list changes again.

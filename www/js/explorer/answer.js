@@ -4,7 +4,7 @@
 // words are chosen from the core's growth class (`product.growth()`); every number is a core
 // enclosure rounded to the digits both of its ends agree on. Nothing here computes.
 
-import { FAMILIES, modelFor, paramsFor } from './state.js';
+import { FAMILIES, modelFor, ownList, paramsFor } from './state.js';
 import { FAMILY_STYLE, growthFor } from './series.js';
 import { depthLabel, headlineNumber, trimZeros } from '../common/format.js';
 import { rich } from '../common/rich.js';
@@ -112,7 +112,8 @@ function named(state, good, family, { shared = false, who = false } = {}) {
 
 /** The one variance model all the products shown use (in words), or '' when they differ. */
 function sharedModel(state, good, families) {
-  const texts = new Set(families.filter((f) => f !== 'harmonic').map((f) => modelWords(state, good, f).text));
+  // a product's own list is its own model, even where its words match another's
+  const texts = new Set(families.filter((f) => f !== 'harmonic').map((f) => (ownList(state.own?.[f]) ? `own list of ${f}` : modelWords(state, good, f).text)));
   return texts.size === 1 ? [...texts][0] : '';
 }
 

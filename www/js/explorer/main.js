@@ -3,16 +3,18 @@
 
 import * as core from '../common/core.js';
 import { initCore, coreNotice, coreReady } from '../common/core.js';
-import { parseFragment, serialize, validate, initialGood, parsedList, listFitsLink, LINK_LIST_MAX, FIELDS, paramsFor, EXAMPLE_LIST } from './state.js';
+import { parseFragment, serialize, validate, initialGood, parsedList, parsedOwnList, listFitsLink, LINK_LIST_MAX, FIELDS, paramsFor, EXAMPLE_LIST, FAMILIES, ownList } from './state.js';
 import { Controls } from './controls.js';
 import { Plot, refreshTheme } from '../common/plot.js';
-import { compute, POINTS, COARSE_POINTS } from './series.js';
+import { compute, POINTS, COARSE_POINTS, FAMILY_STYLE } from './series.js';
 import { Readouts, readoutItems, setText } from './readouts.js';
 import { Cards } from './cards.js';
 import { RotationPanel } from './rotation.js';
 import { PRESETS, MODEL_DEPTHS } from './presets.js';
 import { depthLabel, paramToken, grouped } from '../common/format.js';
 import { ListPanel } from './listplot.js';
+import { rich } from '../common/rich.js';
+import { labSource } from './handoff.js';
 import { Share } from './share.js';
 import { Access } from './access.js';
 import { embedded, initEmbed, stripEmbed, syncEmbed } from './embed.js';
@@ -93,10 +95,10 @@ function applyFragment(hash, { now = false } = {}) {
   const present = new URLSearchParams(String(hash).replace(/^#/, ''));
   // A hand-off from the lab names the lab's view (its own fragment): the link back reopens it.
   document.querySelector('[data-testid="to-lab"]')?.setAttribute('href', state.lab ? `lab.html#${state.lab}` : 'lab.html');
-  if (state.variance === 'list' && !present.has('n')) {
-    // A link with a list but no depth shows the list's full depth, as pasting it does.
-    const r = parsedList(state.text.list);
-    if (r.ok) state.text.n = String(r.value.length);
+  if (!present.has('n')) {
+    // A link with lists but no depth shows the shortest list's full depth, as pasting it does.
+    const n = listDepth();
+    if (n) state.text.n = String(n);
   }
   good = initialGood();
   controls.render(state);
@@ -145,15 +147,29 @@ function schedule(commit, write = true, { coarse = false } = {}) {
 
 function onChange({ kind, field }) {
   if (kind === 'commit') fragmentMessages = [];
-  if ((field === 'variance' || field === 'list') && state.variance === 'list') {
-    // N follows the list: a new or edited list shows its full depth (the reader can then lower N).
-    const r = parsedList(state.text.list);
-    if (r.ok) {
-      state.text.n = String(r.value.length);
+  if (((field === 'variance' || field === 'list') && state.variance === 'list') || /^own-.*-list$/.test(field ?? '')) {
+    // N follows the lists: a new or edited list shows its full depth (the reader can then lower N).
+    const n = listDepth();
+    if (n) {
+      state.text.n = String(n);
       controls.render(state);
     }
   }
   schedule(kind === 'commit', true, { coarse: kind !== 'commit' });
+}
+
+/** The length of the shortest list in use (the shared one, each product's own), or 0 when none can be read. */
+function listDepth() {
+  const parsed = [];
+  if (state.variance === 'list') parsed.push(() => parsedList(state.text.list));
+  for (const f of FAMILIES) if (ownList(state.own?.[f])) parsed.push(() => parsedOwnList(f, state.own[f].list));
+  let n = 0;
+  for (const parse of parsed) {
+    const r = parse();
+    if (!r.ok) return 0;
+    n = n ? Math.min(n, r.value.length) : r.value.length;
+  }
+  return n;
 }
 
 function onPreset(name) {
@@ -216,8 +232,8 @@ function update(commit, write, { coarse = false } = {}) {
     good = v.good;
     errors = v.errors;
     controls.showErrors(errors, fragmentMessages);
+    showLists();
     if (state.variance === 'list') {
-      listPanel.set(good.list);
       const linkNote = good.list && !listFitsLink(good.listText) ? ` This list is too long for the page’s link (over ${grouped(LINK_LIST_MAX)} characters): the link keeps every other setting and says that the list must be pasted again.` : '';
       const example = state.text.list === EXAMPLE_LIST ? ' (the example list: paste or type your own over it)' : '';
       controls.setListInfo(good.list ? `Read ${grouped(good.list.length)} value${good.list.length === 1 ? '' : 's'}${example}: N follows the list (N = ${good.list.length}; any N from 1 to ${good.list.length} can be typed). N counts the layers a Jacobian crosses, one factor per layer: a model with L layers gives L values (the variances of its layer inputs x_1 … x_L), N = L.${linkNote}` : '');
@@ -261,6 +277,39 @@ function update(commit, write, { coarse = false } = {}) {
 }
 
 /**
+ * The list figure: every measured list in use (the shared one, each product's own), where it came
+ * from when the lab handed it over, and a link back to that lab run.
+ */
+function showLists() {
+  const entries = [];
+  if (state.variance === 'list' && good.list) entries.push({ key: 'shared', label: 'measured σ_l²', color: '--c-scaled', values: good.list, fit: true });
+  for (const f of FAMILIES) {
+    if (ownList(state.own?.[f]) && good.own?.[f]?.list) entries.push({ key: f, label: `${f}: its own σ_l²`, short: `${f} σ_l²`, color: FAMILY_STYLE[f].color, values: good.own[f].list });
+  }
+  const field = document.getElementById('list-plot-field');
+  const show = entries.length > 0 || state.variance === 'list';
+  if (field && field.hidden !== !show) field.hidden = !show;
+  if (show) listPanel.set(entries);
+  const src = document.getElementById('list-source');
+  if (!src) return;
+  const from = show ? labSource(state, good) : null;
+  const key = from ? `${from.lead}|${from.href}` : '';
+  if (src.dataset.key !== key) {
+    src.dataset.key = key;
+    if (from) {
+      const a = document.createElement('a');
+      a.href = from.href;
+      a.dataset.testid = 'list-source-link';
+      a.textContent = 'open that lab run';
+      const lead = document.createElement('span');
+      rich(lead, `${from.lead}: `);
+      src.replaceChildren(lead, a, '.');
+    } else src.replaceChildren();
+    src.hidden = !from;
+  }
+}
+
+/**
  * Whether a field the current view uses holds a value the core refused: then every number shown is
  * the last good one and is marked as not updated.
  */
@@ -270,7 +319,7 @@ function staleInputs() {
   if (state.variance === 'power') used.push(state.lns ? 'eps' : 'q');
   if (state.variance === 'exp') used.push('lambda');
   if (state.variance === 'list') used.push('list');
-  for (const f of Object.keys(state.own || {})) used.push(`${f}.c`, `${f}.q`, `${f}.eps`);
+  for (const f of Object.keys(state.own || {})) used.push(`${f}.c`, `${f}.q`, `${f}.eps`, `${f}.list`);
   return used.some((k) => errors[k]);
 }
 
