@@ -148,6 +148,7 @@ test('the corner A = B = 100, c = 1e-3, q = 0.05: why C and the 40 terms are not
   assert.equal(terms.length, 40);
   // No empty frame: the remainder canvas is not shown; words are, with the core's numbers.
   assert.equal(await rectOf(page, 'plot-remainder'), null, 'no remainder frame');
+  // (rich text: P_N is P with a subscript N, so the text reads "PN")
   const why = await textOf(page, 'remainder-empty');
   const two = (x) => (Math.abs(x) >= 1e4 ? x.toExponential(1).replace('e+', 'e') : String(Number(x.toPrecision(2)))).replace(/^-/, '−');
   const biggest = terms.reduce((m, t) => (Math.abs(t.coefficient) > Math.abs(m.coefficient) ? t : m));
@@ -157,8 +158,8 @@ test('the corner A = B = 100, c = 1e-3, q = 0.05: why C and the 40 terms are not
     `coefficients up to ${two(Math.abs(biggest.coefficient))} in size`,
     'alternating in sign',
     `add up to ${two(core.leading[0])} at N = 10⁶`,
-    `log P_N = ${Number(core.ev.log_product.value.toPrecision(4)).toExponential(3).replace('e+', 'e')}`,
-    'neither C nor the terms say how P_N behaves here',
+    `log PN = ${Number(core.ev.log_product.value.toPrecision(4)).toExponential(3).replace('e+', 'e')}`,
+    'neither C nor the terms say how PN behaves here',
   ]) assert.ok(why.includes(part), `the note lacks “${part}”: ${why}`);
   assert.equal(two(core.ev.divergent.constant.value), '5.3e140');
   // The constant's readout says so too, and the headline warns before any number is read.

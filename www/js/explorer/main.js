@@ -374,7 +374,7 @@ function draw(res) {
   const remEmpty = document.getElementById('remainder-empty');
   if (remEmpty) {
     const why = res.remainder.length ? '' : [`${remainderMessage.replace(/\.$/, '')}.`, ...(res.unsettled || []).map((f) => expansionNote(f, res.expansions?.[f]))].filter(Boolean).join(' ');
-    setText(remEmpty, why);
+    rich(remEmpty, why);
     if (remEmpty.hidden !== !why) remEmpty.hidden = !why;
   }
   showWidthNote('width-note', res.widthNotes);
