@@ -54,7 +54,8 @@ export function familyAnswer(state, good, res, family) {
   const logN = ev?.log_product ? headlineNumber(ev.log_product) : null;
   const lim = ev?.limit ? headlineNumber(ev.limit) : null;
   const numLabel = inf ? `log ${S}_∞` : `log ${S}_N`;
-  const num = inf ? lim : logN;
+  // at N = ∞ a divergent product's log is ∞ (the core's class says it diverges)
+  const num = inf ? (DIVERGES.has(kind) ? '∞' : lim) : logN;
   const valueAtN = logN && !inf ? `log ${S}_N = ${logN}${at}` : '';
   let clause;
   switch (kind) {
@@ -146,6 +147,14 @@ export class Answer {
     this.pin = pin; // the numbers pinned with the mini-plot on narrow screens
     this.items = new Map();
     this.pinItems = new Map();
+  }
+
+  /** The core did not load: the headline says so instead of promising numbers. */
+  fail(message) {
+    if (!this.ok) return;
+    setText(this.sentence, message);
+    this.grid.hidden = true;
+    this.compare.hidden = true;
   }
 
   update(state, good, res) {

@@ -436,7 +436,10 @@ window.addEventListener('unhandledrejection', (ev) => {
 
 initCore().then((err) => {
   performance.mark('depthprod:core-ready');
-  if (err) setStatus(err, true);
+  if (err) {
+    setStatus(err, true);
+    answer.fail(`No numbers: ${err}`);
+  }
   applyFragment(location.hash, { now: true });
   rotation.update();
 });
