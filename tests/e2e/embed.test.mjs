@@ -94,7 +94,10 @@ test('embed mode opens the same state in the full explorer', async (t) => {
   const full = await session.page(t);
   await full.goto(href);
   assert.equal(await numberIn(full, '[data-testid="log-product-scaled"]'), embedded);
-  assert.equal(await full.getByTestId('plot-remainder').isVisible(), true, 'the full layout');
+  // the full layout: its second row of plots (scaled alone converges: the tail plot; the remainder
+  // figure says in words that no divergent product is shown, with no empty frame)
+  assert.equal(await full.getByTestId('plot-tail').isVisible(), true, 'the full layout');
+  assert.equal(await full.getByTestId('remainder-empty').isVisible(), true, 'the full layout');
 });
 
 test('"Copy embed code" gives an iframe snippet that embeds the current state', async (t) => {

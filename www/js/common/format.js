@@ -15,12 +15,14 @@ function tidyExp(s) {
  * The value rounded to the digits that the enclosure [lo, hi] certifies: the most significant digits d
  * such that lo and hi round to the same d-digit decimal. Rounding is monotone, so every number in
  * [lo, hi] (the exact value included) rounds to that same string.
+ * `maxDigits` caps d (a headline shows at most a few digits; capped, the text is still the correctly
+ * rounded value of every number in [lo, hi]).
  * Returns { text, digits, certified } — certified false when not even one digit agrees.
  */
-export function certifiedText(value, lo, hi) {
+export function certifiedText(value, lo, hi, maxDigits = 17) {
   if (!finite(value) || !finite(lo) || !finite(hi)) return null;
-  if (lo === hi) return { text: tidyExp(shortest(lo)), digits: 17, certified: true };
-  for (let d = 17; d >= 1; d--) {
+  if (lo === hi && maxDigits >= 17) return { text: tidyExp(shortest(lo)), digits: 17, certified: true };
+  for (let d = Math.min(17, maxDigits); d >= 1; d--) {
     const a = lo.toPrecision(d);
     if (a === hi.toPrecision(d)) return { text: tidyExp(a), digits: d, certified: true };
   }
@@ -30,6 +32,19 @@ export function certifiedText(value, lo, hi) {
 function shortest(x) {
   const s = String(x);
   return s.length <= 18 ? s : x.toPrecision(15);
+}
+
+/** Significant digits a headline number shows at most (the readouts keep every certified digit). */
+export const HEADLINE_DIGITS = 7;
+
+/**
+ * An enclosure {value, lo, hi} as the digits both ends agree on, at most `max` of them (so the text
+ * is the correctly rounded value of every point of the enclosure), or null when no digit agrees.
+ */
+export function headlineNumber(e, max = HEADLINE_DIGITS) {
+  if (!e) return null;
+  const c = certifiedText(Number(e.value), Number(e.lo), Number(e.hi), max);
+  return c && c.certified ? trimZeros(c.text) : null;
 }
 
 /**
