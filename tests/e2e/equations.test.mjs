@@ -22,6 +22,7 @@
 // Random views come from a seeded generator: E2E_SEED=<n> picks another set (the seed is in the
 // test names).
 import assert from 'node:assert/strict';
+import { test as nodeTest } from 'node:test';
 import { browsers } from './harness.mjs';
 
 const { test, session } = browsers();
@@ -353,11 +354,12 @@ const show = (x) => `[${x.lo}, ${x.hi}]`;
 /**
  * Walks one <math> tree: every relation between evaluated sides holds in both modes, and a bare
  * parameter set equal to a bare number ("c = 1") names the card's value exactly. Returns
- * { problems, checked }.
+ * { problems, names, relations } (how many names and relations, in either mode, it checked).
  */
 function walkFormula(tree, env, where) {
   const problems = [];
-  let checked = 0;
+  let names = 0;
+  let relations = 0;
   const formulas = [tree];
   while (formulas.length) {
     const f = formulas.shift();
@@ -388,7 +390,7 @@ function walkFormula(tree, env, where) {
         if (p) {
           const why = env.names(p, n);
           if (why) problems.push(`${where}: “${label}” names ${why}`);
-          checked++;
+          names++;
         }
       }
       for (const mode of ['digits', 'enclosure']) {
@@ -409,7 +411,7 @@ function walkFormula(tree, env, where) {
             const [x, y] = [values[last], values[k]];
             if (between.includes('≈')) problems.push(`${where}: “${label}”: “≈” between two evaluated sides (${show(x)}, ${show(y)}) needs a stated tolerance`);
             else if (rel !== null) {
-              checked++;
+              relations++;
               if (!holds(rel, x, y)) {
                 problems.push(`${where}: “${label}”: ${sides[last].map(text).join('')} ${rel} ${sides[k].map(text).join('')} fails ${mode === 'digits' ? 'to the digits shown' : 'on the enclosures'}: ${show(x)} vs ${show(y)}`);
               }
@@ -420,7 +422,7 @@ function walkFormula(tree, env, where) {
       }
     }
   }
-  return { problems, checked };
+  return { problems, names, relations };
 }
 
 // ───────────── the card's parameters ─────────────
@@ -625,6 +627,13 @@ function noise(t, slot) {
   return null;
 }
 
+/**
+ * Relations between evaluated sides that every view's derivation has, in both modes: Eq. 11's
+ * A, B, c and 2A/√c; Eqs. 16 / 65's A, B, c, ε, q = 2 − ε and its chain; §4.1's A, B, c, ε and
+ * q = 2 − ε; Eq. 50's A and B.
+ */
+const MIN_RELATIONS = { eq11: 8, eq65: 20, s41: 10, eq50: 4 };
+
 const NAMED = /(?:^|[\s(,;:])(A|B|c|q|ε|N) = (∞|10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+|-?\d[\d.,]*(?:e[+-]?\d+)?(?: × 10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)?)/g;
 
 async function checkView(t, page, label) {
@@ -687,23 +696,102 @@ async function checkView(t, page, label) {
       const bad = noise(s.text, s);
       if (bad) problems.push(`${where}: slot ${s.slot} shows ${s.text}: ${bad}`);
     }
-    // 4. A number the card and its Why both show is the same text.
+    // 4. A number the card and its Why both show is the same text; the card's own bounds hold.
+    for (const li of card.nums) {
+      const bound = /(?:log Q_?N ≤ log Q_?∞ ≤|at most) (\S+?)(?: for every N)?$/.exec(li.text);
+      const quantity = bound ? (li.text.includes('at most') ? expected.tail : expected.qinf) : null;
+      if (bound && quantity && !(Number(bound[1]) >= quantity.hi)) problems.push(`${where}: the card says “${li.text}”, but the core’s enclosure reaches ${quantity.hi}`);
+      const logL = /log L = (log\(N \+ 1\)|log N), what Θ\(L\) allows: (\S+)$/.exec(li.text);
+      if (logL) {
+        const d = digitInterval(shownNumber(logL[2]).dec);
+        const x = logL[1] === 'log N' ? Math.log(claim.n) : Math.log1p(claim.n);
+        const exact = I(down(x, 4), up(x, 4));
+        if (!holds('=', d, exact)) problems.push(`${where}: the card says “${li.text}”, but ${logL[1]} is ${show(exact)}`);
+      }
+    }
     for (const li of card.nums.filter((x) => x.slot)) {
       const s = slotById[li.slot];
       if (s && !s.missing && !li.text.includes(s.text)) problems.push(`${where}: the card shows “${li.text}”, its Why ${li.slot} = ${s.text}`);
     }
-    // 5. Every displayed relation.
+    // 5. Every displayed relation; a walk that evaluates too few of them has stopped reading the MathML.
+    let relations = 0;
     for (const m of card.maths) {
       const r = walkFormula(m, cardEnvFull, `${where}: Why`);
       problems.push(...r.problems);
-      checked += r.checked;
+      checked += r.names + r.relations;
+      relations += r.relations;
     }
+    t.diagnostic(`${card.id}: ${relations} relations between evaluated sides`);
+    if (relations < MIN_RELATIONS[card.id]) problems.push(`${where}: only ${relations} relations between evaluated sides were checked (at least ${MIN_RELATIONS[card.id]} expected)`);
   }
   for (const id of Object.keys(CLAIM_FAMILY)) if (!seen.has(id)) problems.push(`${label}: no card ${id}`);
   t.diagnostic(`${label}: ${checked} relations, numbers and names checked`);
   assert.ok(checked >= 40, `${label}: only ${checked} checks ran`);
   assert.deepEqual(problems, [], `${label}:\n  ${problems.join('\n  ')}`);
 }
+
+// ───────────── the walk itself ─────────────
+
+// The reader of the MathML, on formulas made by hand (the page's are temml's, read in the views
+// below): it must find a false sum, a relation that fails only on the enclosures, a parameter
+// named wrongly, and read fractions, roots, powers and ζ; and it must leave \general{…} alone.
+nodeTest('the walk fails false relations and passes true ones (no browser)', () => {
+  const el = (t, a, ...c) => ({ t, a, c });
+  const mn = (x, a = {}) => el('mn', a, x);
+  const mi = (x) => el('mi', {}, x);
+  const mo = (x) => el('mo', {}, x);
+  const math = (...c) => el('math', {}, el('mrow', {}, ...c));
+  const claim = { family: 'scaled', a: '1', b: '1', variance: { kind: 'power', c: '1', eps: '0.5' }, n: 1e6 };
+  const slots = {
+    z1: { kind: 'enclosure', lo: '1.9623200994513381', hi: '1.9623200994513461' },
+    z2: { kind: 'enclosure', lo: '1.1267338673170544', hi: '1.1267338673170588' },
+    zb: { kind: 'enclosure', lo: '3.0890539667683923', hi: '3.0890539667684047' },
+    far: { kind: 'enclosure', lo: '3.0890539667690000', hi: '3.0890539667690001' },
+  };
+  const env = cardEnv(claim, slots);
+  const run = (m) => walkFormula(m, env, 'unit');
+  const slot = (id, text) => mn(text, { 'data-slot': id });
+  // ζ(1 + q/2) + ζ(2 + q) at q = 2 − ε = 1.5, the ζ terms' sum and its total.
+  const zetaTerm = (inner) => [mi('ζ'), mo('('), ...inner, mo(')')];
+  const good = math(
+    ...zetaTerm([mn('1'), mo('+'), el('mfrac', {}, mi('q'), mn('2'))]),
+    mo('+'),
+    el('mfrac', {}, mi('B'), mi('c')),
+    ...zetaTerm([mn('2'), mo('+'), mi('q')]),
+    mo('='),
+    slot('z1', '1.9623200994513'),
+    mo('+'),
+    slot('z2', '1.1267338673171'),
+    mo('='),
+    slot('zb', '3.0890539667684'),
+  );
+  const ok = run(good);
+  assert.deepEqual(ok.problems, []);
+  assert.equal(ok.relations, 4);
+  // The page's old mistake: the ζ terms of q = 1 beside Q_N's own total.
+  const bad = run(math(slot('z1', '2.6123753486855'), mo('+'), slot('z2', '1.2020569031596'), mo('='), slot('zb', '3.0890539667684')));
+  assert.equal(bad.problems.length, 1, bad.problems.join('\n'));
+  assert.match(bad.problems[0], /fails to the digits shown/);
+  // Equal to the digits shown, apart on the enclosures.
+  const apart = run(math(slot('zb', '3.0890539667684'), mo('='), slot('far', '3.08905396677')));
+  assert.deepEqual(apart.problems.map((p) => /on the enclosures/.test(p)), [true]);
+  // A parameter named wrongly, and √, powers and a chain through a symbol: E_∞ ≤ …
+  const named = run(math(mi('q'), mo('='), mn('1')));
+  assert.ok(named.problems.some((p) => /names q = 1, but the card’s q is 1\.5/.test(p)), named.problems.join('\n'));
+  const chain = run(math(mn('0'), mo('≤'), el('msub', {}, mi('E'), mi('∞')), mo('='), el('mfrac', {}, mi('A'), el('msqrt', {}, mi('c'))), el('msup', {}, mi('N'), el('mrow', {}, mo('−'), mi('q'))), mo('≤'), mn('1e-9')));
+  assert.deepEqual(chain.problems, []);
+  assert.equal(chain.relations, 4); // 0 ≤ N^(−q) (through E_∞), N^(−q) ≤ 1e-9, in both modes
+  const wrongChain = run(math(el('msup', {}, mi('N'), el('mrow', {}, mo('−'), mi('q'))), mo('≤'), mn('1e-10')));
+  assert.equal(wrongChain.problems.length, 2);
+  // \general{…}: q = 1 there is about another value than the card's.
+  assert.deepEqual(run(math(el('mrow', { 'data-general': '1' }, mi('q'), mo('='), mn('1')))).problems, []);
+  // "≈" between two evaluated sides has no tolerance to be checked with.
+  assert.match(run(math(mn('1'), mo('≈'), mn('1.0001'))).problems[0], /needs a stated tolerance/);
+  // ζ at real s > 1 against known values: ζ(2) = π²/6, ζ(3/2).
+  assert.ok(holds('=', zeta(I(2)), I(Math.PI ** 2 / 6)));
+  const z32 = zeta(I(1.5));
+  assert.ok(z32.lo <= 2.612375348685488 && 2.612375348685488 <= z32.hi && z32.hi - z32.lo < 1e-13, show(z32));
+});
 
 // ───────────── the views ─────────────
 
