@@ -63,7 +63,8 @@ function hashWithWhy(hash, id) {
 // A slot's data-kind says what its text means, for readers of the DOM and for the tests:
 //   enclosure  the digits the core's enclosure [data-lo, data-hi] certifies (identifyingText);
 //   exact      the decimal shown is itself the number meant: a typed parameter, the depth, or a
-//              bound the core rounded upward (written after "≤").
+//              bound the core rounded upward (written after "≤");
+//   double     a double the core returns without an enclosure (h_N, written after "≈").
 
 const none = null;
 /** A certified enclosure: the digits it certifies. */
@@ -101,9 +102,11 @@ function claimNumbers(claim) {
     N: n === 'inf' ? { text: '∞', lo: Infinity, hi: Infinity, kind: 'exact' } : { text: depthLabel(n), lo: n, hi: n, kind: 'exact' },
   };
   const when = { finite: n !== 'inf', infinite: n === 'inf' };
-  // h_N, the angle of the rotation product with θ = 1, r = 1: a double-precision sum (not an enclosure).
-  const rot = n === 'inf' ? null : ok(core.rotation(1, 1, n));
-  slots.hn = rot && Number.isFinite(rot.angle) ? { text: plain(rot.angle, 10), lo: rot.angle, hi: rot.angle, kind: 'double' } : none;
+  if (claim.family !== 'unscaled') {
+    // h_N, the angle of the rotation product with θ = 1, r = 1: a double-precision sum (not an enclosure).
+    const rot = n === 'inf' ? null : ok(core.rotation(1, 1, n));
+    slots.hn = rot && Number.isFinite(rot.angle) ? { text: plain(rot.angle, 10), lo: rot.angle, hi: rot.angle, kind: 'double' } : none;
+  }
 
   if (claim.family === 'unscaled') {
     Object.assign(slots, {
