@@ -54,6 +54,18 @@ test('the comparison view’s derivations show their own products’ numbers: C 
   assert.match(await text('tail', 's41'), /^0\.00004216368632/);
 });
 
+test('Eq. 11’s verdict reads its own parameters: with A = 0, P_N = Θ(N^(B/c)), linear when B and c are the same decimal', T, async (t) => {
+  for (const [hash, verdict] of [
+    ['#families=unscaled,scaled&a=0&b=2&c=2.0&q=1&n=1e6', 'Θ(L) here'],
+    ['#families=unscaled,scaled&a=0&b=2&c=1&q=1&n=1e6', 'Θ(N^2), not Θ(L)'],
+    ['#families=unscaled,scaled&a=0&b=1&c=1&q=1&n=1e6', 'Θ(L) here'],
+  ]) {
+    const page = await session.open(t, hash);
+    await page.waitForFunction((s) => document.querySelector(s)?.textContent !== 'n/a' && document.querySelector(s)?.dataset.tone !== undefined && /Θ/.test(document.querySelector(s).textContent), sel('verdict-eq11'));
+    assert.equal(await page.textContent(sel('verdict-eq11')), verdict, hash);
+  }
+});
+
 test('every card has a Why; the formulas render as MathML with no raw TeX visible', T, async (t) => {
   const page = await session.open(t);
   await openAll(page);

@@ -117,11 +117,11 @@ function certified(e) {
  * The growth class of a product, from the core (`product.growth()`): 'convergent', 'power' (N^a),
  * 'stretched' (stretched exponential or faster), or 'finite' (a measured list). The one function
  * the verdicts are decided from; it reads the core's class and never computes one.
- * `linear` (a = 1, i.e. Θ(N) = Θ(L)): the core's certified a contains 1 and the parameter a equals
- * for this product (`unit`: A for App. A.2's product, B for Eq. 9 with A = 0) is the decimal 1 as
- * typed; a rounded enclosure alone cannot tell 1 from its neighbours.
+ * `linear` (a = 1, i.e. Θ(N) = Θ(L)): the core's certified a contains 1 and `unitIsOne`, the
+ * caller's reading of the typed decimals (A = 1 for App. A.2's product; B and c the same decimal
+ * for Eq. 9 with A = 0, where a = B/c); a rounded enclosure alone cannot tell 1 from its neighbours.
  */
-export function growthOf(params, unit = null) {
+export function growthOf(params, unitIsOne = false) {
   const r = growthFor(params);
   if (!r.ok) return null;
   const g = r.value;
@@ -129,7 +129,7 @@ export function growthOf(params, unit = null) {
     case 'convergent':
       return { kind: 'convergent' };
     case 'power':
-      return { kind: 'power', exponent: g.exponent, linear: contains(g.exponent, 1) && isDecimalOne(unit) };
+      return { kind: 'power', exponent: g.exponent, linear: contains(g.exponent, 1) && unitIsOne };
     case 'stretched-exponential':
     case 'exponential':
       return { kind: 'stretched', exponent: g.exponent };
@@ -147,6 +147,24 @@ const exponentText = (e) => certified(e);
 /** Whether a certified enclosure contains x. */
 function contains(e, x) {
   return !!e && Number(e.lo) <= x && x <= Number(e.hi);
+}
+
+/**
+ * Whether two typed decimals denote the same number ("2", "2.0", "0.2e1"), read as their
+ * significant digits and the power of ten of the last one (text, not arithmetic on values).
+ */
+function sameDecimal(x, y) {
+  const key = (text) => {
+    const m = /^\+?(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(String(text ?? '').trim());
+    if (!m || (m[1] === '' && !m[2])) return null;
+    const frac = m[2] ?? '';
+    const digits = `${m[1]}${frac}`.replace(/^0+/, '');
+    const significant = digits.replace(/0+$/, '');
+    if (!significant) return '0';
+    return `${significant}e${Number(m[3] ?? 0) - frac.length + (digits.length - significant.length)}`;
+  };
+  const [a, b] = [key(x), key(y)];
+  return a !== null && a === b;
 }
 
 /** Whether a typed decimal denotes exactly 1 ("1", "1.0", "+1.000e0"; not "1.0000000000000002"). */
@@ -244,7 +262,7 @@ export class Cards {
         if (claim.own.kind === 'exponential') regime += ' Exponential variance is the paper’s own bounded case (Eq. 10): see its bound among the numbers.';
       }
       regime += ` ${parameterText(claim)}`;
-      const g = u ? growthOf(params, claim.b) : null;
+      const g = u ? growthOf(params, sameDecimal(claim.b, claim.law.c.text)) : null;
       const common = { nums, regime, outside: !claim.inside, claim };
       if (!u || !g) this.set('eq11', { verdict: 'n/a', tone: 'neutral', does: r.error || 'not available', ...common });
       else {
@@ -314,7 +332,7 @@ export class Cards {
       if (h?.log_product) nums.push({ text: `log H_N at ${at}: ${certified(h.log_product)}`, slot: 'harm' });
       if (h?.divergent) nums.push(`log H_N = ${termsText(h.divergent.terms)} + C + o(1)`);
       const regime = `H_N does not depend on σ. ${parameterText(claim)}`;
-      const g = h ? growthOf(params, claim.a) : null;
+      const g = h ? growthOf(params, isDecimalOne(claim.a)) : null;
       const common = { nums, regime, claim };
       if (!h || !g) this.set('eq50', { verdict: 'n/a', tone: 'neutral', does: r.error || 'not available', ...common });
       else if (g.kind === 'stretched') this.set('eq50', { verdict: 'not Θ(L)', tone: 'differs', does: '∏(1 + A/l + B/l²) grows faster than any power of N.', ...common });
