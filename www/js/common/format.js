@@ -147,3 +147,21 @@ export function termsText(terms, { max = 3 } = {}) {
   }
   return parts.map((p, i) => (i === 0 ? (p.sign === '−' ? '−' : '') + p.text : ` ${p.sign} ${p.text}`)).join('');
 }
+
+/**
+ * An enclosure's certified digits (certifiedText) without the trailing zeros it does not need:
+ * "1.95" for 2 − 0.05, whose enclosure [1.9499999999999997, 1.9500000000000002] certifies
+ * "1.950000000000000", and "0" for an enclosure straddling 0 (where no leading digit agrees).
+ * The zeros are dropped only when the shorter decimal lies strictly inside [lo, hi] (or is its
+ * one value), so the text always lies in the enclosure of the exact value.
+ * Returns { text, certified } or null.
+ */
+export function identifyingText(value, lo, hi) {
+  const c = certifiedText(value, lo, hi);
+  if (!c) return null;
+  const short = trimZeros(c.text);
+  if (short === c.text) return { text: c.text, certified: c.certified };
+  const x = Number(short);
+  const inside = (lo < x && x < hi) || (lo === hi && x === lo);
+  return inside ? { text: short, certified: true } : { text: c.text, certified: c.certified };
+}
