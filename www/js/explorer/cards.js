@@ -249,10 +249,13 @@ export class Cards {
       const params = coreParams(claim);
       const r = evalFor(params, n);
       const u = r.ok ? r.value : null;
-      const logL = n === 'inf' ? null : evalFor({ family: 'harmonic', a: 1, b: 0, variance: { kind: 'power', c: 1, q: 1 } }, n);
+      // log L with L = N (one factor per layer): ∏_{l<N} (1 + 1/l) = N, the harmonic product at depth
+      // N − 1 (an integer index shift, exact in BigInt for every depth the page accepts); log 1 = 0.
+      const logL = n === 'inf' || n < 2 ? null : evalFor({ family: 'harmonic', a: 1, b: 0, variance: { kind: 'power', c: 1, q: 1 } }, String(BigInt(n) - 1n));
       const nums = [];
       if (u?.log_product) nums.push({ text: `log P_N at ${at}: ${certified(u.log_product)}`, slot: 'pn' });
-      if (logL?.ok && logL.value.log_product) nums.push(`log L = log(N + 1), what Θ(L) allows: ${certified(logL.value.log_product)}`);
+      if (logL?.ok && logL.value.log_product) nums.push(`log L = log N, what Θ(L) allows: ${certified(logL.value.log_product)}`);
+      else if (n === 1) nums.push('log L = log N, what Θ(L) allows: 0');
       if (u?.divergent?.constant) nums.push({ text: `C = ${certified(u.divergent.constant)}`, slot: 'cc' });
       else if (u?.divergent) nums.push(`C: not resolvable here (${unresolvedReason(u, 'constant') || 'the core cannot certify it'})`);
       const model = `σ_l² = ${cText(claim.law.c.text)}l`;

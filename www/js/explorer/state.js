@@ -282,7 +282,7 @@ function twoMinus(x) {
   if (x === '' || x === null || x === undefined || (typeof x === 'number' && Number.isNaN(x))) return NaN;
   const key = String(x);
   return memoValue('two-minus', key, () => {
-    const r = core.closedForms({ a: 0, b: 0, c: 1, q: key });
+    const r = core.closedForms({ a: 0, b: 0, q: key });
     const e = r.ok ? r.value.eq65?.eps : null;
     return e ? Number(e.value) : NaN;
   });
