@@ -62,7 +62,7 @@ test('the report contract’s upper bound, probability and measured interval are
   assert.doesNotMatch(headline('pre', runOf(r)), /at most/);
   r.upper_bound = { probes: 16, probability: 0.9990000000000001, simultaneous: true };
   const text = headline('pre', runOf(r));
-  assert.match(text, new RegExp(`is ${measuredText(n, r.layers[0].end_to_end.interval).replace('.', '\\.')} \\(measured; its residual puts it in \\[[\\d.]+, [\\d.]+\\], a measurement, not certified\\) and at most [\\d.]+ with probability at least 0\\.999 \\(for every l at once; an upper bound from 16 Gaussian probes, not certified\\)\\.`));
+  assert.match(text, new RegExp(`is ${measuredText(n, r.layers[0].end_to_end.interval).replace('.', '\\.')} \\(measured; its residual gives the interval \\[[\\d.]+, [\\d.]+\\], a measurement, not certified\\) and at most [\\d.]+ with probability at least 0\\.999 \\(for every l at once; an upper bound from 16 Gaussian probes, not certified\\)\\.`));
   const upper = Number(text.match(/and at most ([\d.]+) with/)[1]);
   assert.ok(upper >= n * 1.37 && upper <= n * 1.37 * 1.001, `${upper} rounds the upper bound ${n * 1.37} up`);
   r.upper_bound.simultaneous = false;
@@ -70,6 +70,12 @@ test('the report contract’s upper bound, probability and measured interval are
   // A probability is rounded down, so "at least" stays true.
   assert.ok(Number(probabilityText(0.99999999)) <= 0.99999999 && Number(probabilityText(0.99999999)) >= 0.99999, probabilityText(0.99999999));
   assert.equal(probabilityText(0.999), '0.999');
+});
+
+test('a norm whose iteration stopped short of its tolerance says so', () => {
+  const r = clone(reports.pre);
+  r.layers[0].end_to_end.converged = false;
+  assert.match(headline('pre', runOf(r)), /\(measured: a Rayleigh quotient, so a lower bound; the iteration stopped before reaching its tolerance\)\./);
 });
 
 test('a measured norm above its own bound is said to break the bound, not called a ratio', () => {

@@ -7,7 +7,7 @@
 
 import { NORMS, NORM_NAMES } from './state.js';
 import { certifiedLogText, exponent, exponentAtLeast, measuredText, probabilityText, upTo4 } from './numbers.js';
-import { plain } from '../common/format.js';
+import { enclosureText, plain } from '../common/format.js';
 
 /**
  * Which certified product each placement is measured against. The paper bounds Pre-LN's Jacobian
@@ -48,13 +48,18 @@ function upperWords(row, report) {
   return ` and at most ${upTo4(upper)} with probability at least ${probabilityText(meta.probability)} (${scope}; an upper bound from ${meta.probes} Gaussian probes, not certified)`;
 }
 
-/** How the measured norm was obtained, in words (its interval when the lab reports one). */
+/**
+ * How the measured norm was obtained, in words: its interval when the lab reports one, and that
+ * the iteration stopped short of its tolerance when it did (the number is still a lower bound).
+ */
 function measuredWords(row) {
   const iv = row.end_to_end?.interval;
+  const short = row.end_to_end?.converged === false ? '; the iteration stopped before reaching its tolerance' : '';
   if (Array.isArray(iv) && iv.length === 2 && Number.isFinite(iv[0]) && Number.isFinite(iv[1])) {
-    return `measured; its residual puts it in [${measuredText(iv[0])}, ${measuredText(iv[1])}], a measurement, not certified`;
+    const shown = measuredText(row.end_to_end_norm, iv).replace(/e.*$/i, '').replace(/[^0-9]/g, '').replace(/^0+/, '').length;
+    return `measured; its residual gives the interval ${enclosureText(iv[0], iv[1], shown)}, a measurement, not certified${short}`;
   }
-  return 'measured: a Rayleigh quotient, so a lower bound';
+  return `measured: a Rayleigh quotient, so a lower bound${short}`;
 }
 
 /**

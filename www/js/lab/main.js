@@ -41,6 +41,7 @@ let checkpoint = null; // { name, bytes: Uint8Array, configJson: string | null, 
 let runs = {}; // norm → { layers, totalLayers, fit, angular, report }
 let startedAt = 0;
 let generation = 0; // one per run: an answer that arrives for an earlier run is dropped
+let runFragment = ''; // the lab view the run was started from (the explorer's link back), whatever is typed since
 let isRunning = false;
 let runErrors = []; // [{ message, norms }] of the run in flight
 // What the link's fragment got wrong (unknown keys or placements): shown until the reader starts a
@@ -438,7 +439,7 @@ async function renderAnswer() {
   const h = handoff({
     reports: Object.fromEntries(done.map((n) => [n, runs[n].report])),
     measured: order,
-    labFragment: toFragment(state).slice(1),
+    labFragment: runFragment,
     judge: explorerJudge(ready),
   });
   setHandoff(h);
@@ -493,6 +494,7 @@ function run() {
     return;
   }
   generation++;
+  runFragment = toFragment(state).slice(1);
   runs = Object.fromEntries(state.norms.map((n) => [n, { layers: [], totalLayers: null, fit: null, angular: null, report: null }]));
   clearTables(tablesEl);
   resetAnswer();
