@@ -603,23 +603,30 @@ fn closed_forms(mut input: ClosedFormsInput, n: &str) -> Result<String, String> 
 }
 
 fn rotation(theta: &str, r: u32, n: &str) -> Result<String, String> {
-    let theta = Number::Text(theta.to_string())
-        .resolve("theta")
-        .map_err(err)?
-        .value;
     let n = match n.parse::<Depth>().map_err(err)? {
         Depth::Finite(n) => n,
         Depth::Infinite => return Err("--n must be finite for rotations".into()),
     };
-    let rot = rotation_product(theta, r, n).map_err(err)?;
-    let m = rot.matrix;
+    // theta as typed: every number below is for that exact decimal
+    let rot = rotation_product(&Number::Text(theta.to_string()), r, n).map_err(err)?;
+    let m = rot.matrix.map(|e| e.value);
+    let widest = rot.matrix.iter().map(Enclosure::width).fold(0.0, f64::max);
+    let angle = if rot.angle.lo == rot.angle.hi {
+        format!("{:.17}  (exact)", rot.angle.value)
+    } else {
+        certified(&rot.angle)
+    };
     Ok(table(&[
-        ("angle".into(), format!("{:.17}", rot.angle)),
+        ("angle".into(), angle),
+        (
+            "reduced".into(),
+            format!("{}  (the angle modulo 2 pi)", certified(&rot.reduced)),
+        ),
         (
             "product".into(),
             format!(
-                "[[{:+.12}, {:+.12}], [{:+.12}, {:+.12}]]",
-                m[0], m[1], m[2], m[3]
+                "[[{:+.12}, {:+.12}], [{:+.12}, {:+.12}]]  (each entry's enclosure at most {:.1e} wide)",
+                m[0], m[1], m[2], m[3], widest
             ),
         ),
         ("norm".into(), format!("{:.17}", rot.norm)),

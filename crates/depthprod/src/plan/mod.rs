@@ -114,8 +114,19 @@ impl Plan {
     }
 
     fn build(params: &Params, inputs: ExactInputs, route: RouteOptions) -> Result<Plan, Error> {
+        let engine = Plan::engine(&normalized(params), &inputs.normalized(params), route);
+        Ok(Plan {
+            params: params.clone(),
+            engine,
+            inputs,
+        })
+    }
+
+    /// The engine of a product whose c lies in [`crate::C_RANGE`] (see [`normalized`]).
+    fn engine(params: &Params, inputs: &ExactInputs, route: RouteOptions) -> Engine {
+        let inputs = inputs.clone();
         let (a, b) = (params.a, params.b);
-        let engine = match (&params.variance, params.family) {
+        match (&params.variance, params.family) {
             (_, Family::Harmonic) => {
                 let term = PowerTerm {
                     a,
@@ -247,12 +258,7 @@ impl Plan {
                 let extra = family.extra_power().unwrap_or(0.0);
                 Engine::Direct(Box::new(DirectPlan::measured(a, b, values, extra)))
             }
-        };
-        Ok(Plan {
-            params: params.clone(),
-            engine,
-            inputs,
-        })
+        }
     }
 
     /// The measured list the direct engine reads its terms from (empty for every other
@@ -373,11 +379,19 @@ impl Plan {
     pub fn evaluate(&self, depth: Depth) -> Result<Evaluation, Error> {
         let family = self.params.family;
         let zeta_bound = match (&self.params.variance, family) {
-            (Variance::Power { c, q }, Family::Scaled) => Some(closed_forms::zeta_bound(
+            // for the exact inputs: their distances to the doubles widen the bound
+            (Variance::Power { c, q }, Family::Scaled) => Some(closed_forms::zeta_bound_with(
                 self.params.a,
                 self.params.b,
                 *c,
                 *q,
+                closed_forms::Rounding {
+                    rel_a: self.inputs.rel_a,
+                    rel_b: self.inputs.rel_b,
+                    rel_c: self.inputs.rel_c,
+                    rel_lambda: 0.0,
+                    abs_q: self.inputs.abs_q,
+                },
             )?),
             _ => None,
         };
@@ -681,6 +695,57 @@ impl Plan {
             Engine::Direct(_) | Engine::Exponential(_) => None,
         }
     }
+}
+
+/// The same product with c moved into [`crate::C_RANGE`] by a power of 4 (docs/MATH.md §5.5a).
+///
+/// Every a_l is c^(-1/2) times its value at c = 1, so (A, B, c) and (A 2^j, B 4^j, c 4^j) give
+/// the same factors 1 + A a_l + B a_l^2 for every integer j. Scaling by a power of two is exact
+/// in binary floating point (no result here leaves the normal range: the effective ranges keep
+/// A 2^j and B 4^j between 1e-220 and 1e9), so the engines, made for kappa = c^(-1/2) within
+/// [10^-1.5, 10^1.5], compute the same exact product from the same typed inputs, whose relative
+/// distances to their doubles do not change (their residuals scale by the same powers). A c
+/// inside the range is kept as it is (j = 0).
+fn normalized(params: &Params) -> Params {
+    let j = turns_into_range(params);
+    if j == 0 {
+        return params.clone();
+    }
+    let (two_j, four_j) = (2f64.powi(j), 4f64.powi(j));
+    let variance = match params.variance {
+        Variance::Power { c, q } => Variance::Power { c: c * four_j, q },
+        Variance::Exponential { c, lambda } => Variance::Exponential {
+            c: c * four_j,
+            lambda,
+        },
+        Variance::Measured { .. } => return params.clone(),
+    };
+    Params {
+        family: params.family,
+        a: params.a * two_j,
+        b: params.b * four_j,
+        variance,
+    }
+}
+
+/// The j of [`normalized`]: the fewest factors of 4 that bring c into [`crate::C_RANGE`].
+pub(crate) fn turns_into_range(params: &Params) -> i32 {
+    let c = match params.variance {
+        Variance::Power { c, .. } | Variance::Exponential { c, .. } => c,
+        Variance::Measured { .. } => return 0,
+    };
+    let (min, max) = crate::C_RANGE;
+    let (mut scaled, mut j) = (c, 0);
+    // c in [1e-300, 1e300] (checked), so at most 500 steps, each exact
+    while scaled < min && j < 600 {
+        scaled *= 4.0;
+        j += 1;
+    }
+    while scaled > max && j > -600 {
+        scaled *= 0.25;
+        j -= 1;
+    }
+    j
 }
 
 /// The widest enclosure among a curve's points (see [`Plan::curve`]).
