@@ -201,6 +201,8 @@ pub(crate) struct ExactInputs {
     pub(crate) q_is_double: bool,
     /// |q_exact - q|, rounded up (0 when q is the double itself).
     pub(crate) abs_q: f64,
+    /// The series coefficients that vanish exactly for the exact A and B.
+    pub(crate) zeros: crate::coefficients::ExactZeros,
     /// A_exact - A, B_exact - B and c_exact - c, correctly rounded (0 when exact): each input in
     /// double-double, for the finite part's terms (docs/MATH.md §4.8, Lemma F4).
     pub(crate) lo_a: f64,
@@ -239,6 +241,9 @@ impl ExactInputs {
             },
             q_is_double: true,
             abs_q: 0.0,
+            zeros: crate::coefficients::ExactZeros::of(params.a, params.b, || {
+                (Exact::from_f64(params.a), Exact::from_f64(params.b))
+            }),
             lo_a: 0.0,
             lo_b: 0.0,
             lo_c: 0.0,
@@ -293,6 +298,9 @@ impl ParamsInput {
             q: None,
             q_is_double: false,
             abs_q: 0.0,
+            zeros: crate::coefficients::ExactZeros::of(a.value, b.value, || {
+                (a.exact.clone(), b.exact.clone())
+            }),
             lo_a: a.residual,
             lo_b: b.residual,
             lo_c: 0.0,

@@ -149,6 +149,7 @@ impl Plan {
                     )),
                     route,
                     inputs.rel_a.max(inputs.rel_b),
+                    inputs.zeros,
                 );
                 Engine::Power(Box::new(plan))
             }
@@ -233,6 +234,7 @@ impl Plan {
                     typed,
                     route,
                     inputs.rel_a.max(inputs.rel_b),
+                    inputs.zeros,
                 );
                 Engine::Power(Box::new(plan))
             }
@@ -291,16 +293,22 @@ impl Plan {
     /// law: already in kappa_rel); lambda as e^(-lambda l/2), a factor at most
     /// e^(rel_lambda lambda l/2) on x_l for the largest l summed (the prefix stops at `len`).
     fn sum_input_rel(&self, n: u64) -> f64 {
+        let len = match &self.engine {
+            Engine::Exponential(e) => e.len,
+            Engine::Direct(d) => d.len as u64,
+            Engine::Power(_) => 0,
+        };
+        self.sum_input_rel_to(n.min(len))
+    }
+
+    /// [`Self::sum_input_rel`] for sums whose deepest term is at l = `deepest` (exponential
+    /// variance; the power law's widening does not depend on it).
+    fn sum_input_rel_to(&self, deepest: u64) -> f64 {
         let inputs = &self.inputs;
         let ab = inputs.rel_a + inputs.rel_b * (1.0 + inputs.rel_a);
         let x_factor = match (&self.engine, &self.params.variance) {
             (Engine::Direct(_) | Engine::Exponential(_), Variance::Exponential { lambda, .. }) => {
-                let len = match &self.engine {
-                    Engine::Exponential(e) => e.len,
-                    Engine::Direct(d) => d.len as u64,
-                    Engine::Power(_) => 0,
-                };
-                let l = n.min(len) as f64;
+                let l = deepest as f64;
                 let t_lambda = (inputs.rel_lambda * lambda * l * 0.5 * (1.0 + 4.0 * U)).exp_m1();
                 let t_c = inputs.rel_c * (0.5 + inputs.rel_c);
                 (1.0 + t_lambda) * (1.0 + t_c) - 1.0
@@ -636,12 +644,19 @@ impl Plan {
         Ok(())
     }
 
-    /// Input widening of every tail (typed decimals that are not doubles), as in [`Self::tail`].
+    /// Input widening of every tail (typed decimals that are not doubles), as in [`Self::tail`]:
+    /// for exponential variance, from the last term a tail sums (beyond the sums' own end: a
+    /// typed lambda moves x_l by e^(rel lambda l/2), largest at the deepest l summed).
     fn tail_input_rel(&self) -> f64 {
+        let i = &self.inputs;
+        if i.rel_a == 0.0 && i.rel_b == 0.0 && i.rel_c == 0.0 && i.rel_lambda == 0.0 {
+            // doubles: nothing to widen (and no suffix table to make just to learn its end)
+            return 0.0;
+        }
         match &self.engine {
             Engine::Power(_) => self.sum_input_rel(u64::MAX),
-            Engine::Direct(d) => self.sum_input_rel(d.len as u64),
-            Engine::Exponential(x) => self.sum_input_rel(x.len),
+            Engine::Direct(d) => self.sum_input_rel_to(d.tail_end()),
+            Engine::Exponential(x) => self.sum_input_rel_to(x.tail_end()),
         }
     }
 
