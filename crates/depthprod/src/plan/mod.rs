@@ -571,11 +571,14 @@ impl Plan {
                 (Engine::Power(p), CurveKind::Leading) => (p.leading(n as f64), 0.0),
                 (Engine::Power(p), CurveKind::Asymptote) => (p.asymptote(n as f64), 0.0),
                 (_, CurveKind::Eq65Exponent) => (
-                    closed_forms::eq65_exponent(
+                    // A and B were checked with the plan: the unchecked form (one range
+                    // check fewer in the explorer's module)
+                    closed_forms::eq65_exponent_with(
                         self.params.a,
                         self.params.b,
                         eps.unwrap_or(1.0),
                         n as f64,
+                        closed_forms::Rounding::default(),
                     )?
                     .value,
                     0.0,
