@@ -13,8 +13,8 @@ mod common;
 
 use common::{contains_exactly, reference_json};
 use depthprod::{
-    rotation_product, tail_width, Enclosure, Family, Limit, Number, ParamsInput, Plan,
-    VarianceInput, TAIL_WIDTH_FLOOR,
+    depth_grid, rotation_product, tail_width, CurveKind, Enclosure, Family, Limit, Number,
+    ParamsInput, Plan, VarianceInput, TAIL_WIDTH_FLOOR,
 };
 use serde_json::Value;
 
@@ -226,6 +226,15 @@ fn exponential_tails_meet_the_goal_over_a_sweep() {
             checked += 1;
             n = (n as f64 * 1.7).ceil() as u64 + 1;
         }
+        // the whole tail curve the page draws, to N = 10^18 (tails below 2^-960 measured
+        // absolutely): every point within the goal
+        let ns = depth_grid(1_000_000_000_000_000_000, 400).unwrap();
+        let mut out = vec![0.0; ns.len()];
+        let worst = plan.curve(CurveKind::Tail, &ns, &mut out).unwrap().unwrap();
+        assert!(
+            worst.worst <= 1e-12,
+            "{family:?} A={a:.3} B={b:.3} c={c:.4} lambda={lambda:.4}: {worst:?}"
+        );
     }
     assert!(checked >= 400, "{checked}");
 }

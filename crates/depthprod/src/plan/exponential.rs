@@ -644,8 +644,12 @@ impl ExpPlan {
         } else {
             0.0
         };
-        // 2^-1000: the densities may underflow far out (their true size is then below it)
-        (acc.value(), acc.error() + remainder + 2f64.powi(-1000))
+        // 2^-1040 covers what underflow loses far out, where x and g are subnormal (a relative
+        // bound says nothing there): at most 2^-1074 per operation, over fewer than 2^16 node
+        // evaluations of a dozen operations, and the remainder densities that underflow to 0 (each
+        // below 2^-1074, times steps of total length below 2^24): under 2^-1048 in all. It is
+        // 2^-80 of the 2^-960 from which tails are measured absolutely.
+        (acc.value(), acc.error() + remainder + 2f64.powi(-1040))
     }
 
     /// The tails' panels (see [`TailPanels`]): panels from HEAD to `end`, each integral with an
