@@ -6,7 +6,10 @@
 //! exact value: typed text is the rational it denotes (`100.00000000000000001` is above 100 although
 //! its double is 100), a double is its own exact value, and each end of a range is the decimal it is
 //! written as (the double nearest 0.001 is above 1/1000; the decimal 0.001 is the end). A refusal
-//! names the parameter and shows the value as it was typed (shortened past 40 characters).
+//! names the parameter and shows the value as it was typed (shortened past 40 characters). (The
+//! depth N is an integer: [`crate::Depth`] reads it exactly, digits and exponent, and its
+//! constructors are where 1 <= N <= 10^18 is decided; a measured list holds doubles, checked
+//! entry by entry as it is read.)
 //!
 //! **Effective coefficients.** Under σ_l² = c l^q or c e^(λ l) every a_l is c^(-1/2) times its value
 //! at c = 1, so each factor 1 + A a_l + B a_l² depends on A/√c and B/c only (docs/MATH.md §5.5a).
