@@ -333,3 +333,44 @@ fn c_outside_the_old_range_is_certified() {
     }
     assert_eq!(limits, 2);
 }
+
+/// The zeta bound `evaluate` shows beside the scaled product is for the exact decimals typed, as
+/// `closed_forms` gives it: (A/√c) ζ(1 + q/2) + (B/c) ζ(2 + q) at A = 0.3, B = 0.07, c = 0.7,
+/// q = 0.4 is 2.14330007742832266924 (mpmath); the doubles' value, 2.14330007742832258034, lies
+/// 9e-17 below it.
+#[test]
+fn the_zeta_bound_is_for_the_typed_decimals() {
+    let reference = "2.1433000774283226692399674635443766";
+    let text = |s: &str| Number::Text(s.into());
+    let plan = Plan::from_input(&ParamsInput {
+        family: Family::Scaled,
+        a: text("0.3"),
+        b: text("0.07"),
+        variance: VarianceInput::Power {
+            c: text("0.7"),
+            q: Some(text("0.4")),
+            eps: None,
+        },
+    })
+    .unwrap();
+    let shown = plan
+        .evaluate(depthprod::Depth::Finite(10))
+        .unwrap()
+        .zeta_bound
+        .unwrap();
+    assert!(contains_exactly(&shown, reference), "{shown:?}");
+    assert!(shown.relative_width() <= 1e-14, "{shown:?}");
+    let closed = depthprod::closed_forms(&depthprod::ClosedFormsInput {
+        a: text("0.3"),
+        b: text("0.07"),
+        c: Some(text("0.7")),
+        q: Some(text("0.4")),
+        eps: None,
+        lambda: None,
+        n: None,
+    })
+    .unwrap()
+    .zeta_bound
+    .unwrap();
+    assert!(contains_exactly(&closed, reference), "{closed:?}");
+}
