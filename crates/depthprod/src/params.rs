@@ -214,11 +214,7 @@ impl ExactInputs {
     /// The same inputs for the product with c moved into range (`plan::normalized`): A by 2^j,
     /// B and c by 4^j, so each residual scales exactly as its double and the relative distances
     /// stay.
-    pub(crate) fn normalized(&self, params: &Params) -> ExactInputs {
-        let j = crate::plan::turns_into_range(params);
-        if j == 0 {
-            return self.clone();
-        }
+    pub(crate) fn normalized(&self, j: i32) -> ExactInputs {
         let (two_j, four_j) = (2f64.powi(j), 4f64.powi(j));
         ExactInputs {
             lo_a: self.lo_a * two_j,

@@ -20,15 +20,20 @@
 //! as A² ≤ 10⁷ c, B ≤ 10⁵ c, A² ≥ 10⁻²²⁰ c and B ≥ 10⁻¹¹⁰ c.
 
 use crate::decimal;
-use crate::exact::{parse_f64, Exact, Number, Resolved};
+#[cfg(test)]
+use crate::exact::parse_f64;
+use crate::exact::{Exact, Number, Resolved};
 use crate::Error;
 use std::cmp::Ordering;
 
-/// A closed range [min, max] whose ends are the decimals written here, compared exactly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A closed range [min, max] whose ends are the decimals written here, compared exactly, and the
+/// doubles nearest them (a test checks each against the decimal).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Range {
     pub min: &'static str,
     pub max: &'static str,
+    pub min_f64: f64,
+    pub max_f64: f64,
 }
 
 impl Range {
@@ -42,6 +47,8 @@ impl Range {
 pub const AB: Range = Range {
     min: "0",
     max: "100",
+    min_f64: 0.0,
+    max_f64: 100.0,
 };
 /// A nonzero A or B below this is refused (ARCHITECTURE.md, "Tiny A and B").
 pub const AB_FLOOR: &str = "1e-100";
@@ -50,29 +57,44 @@ pub const AB_FLOOR: &str = "1e-100";
 pub const C: Range = Range {
     min: "1e-300",
     max: "1e300",
+    min_f64: 1e-300,
+    max_f64: 1e300,
 };
 /// The power q of σ_l² = c l^q.
 pub const Q: Range = Range {
     min: "0.05",
     max: "8",
+    min_f64: 0.05,
+    max_f64: 8.0,
 };
 /// eps = 2 - q, when eps is given instead of q: exactly q ∈ [`Q`].
 pub const EPS: Range = Range {
     min: "-6",
     max: "1.95",
+    min_f64: -6.0,
+    max_f64: 1.95,
 };
 /// The rate λ of σ_l² = c e^(λ l).
 pub const LAMBDA: Range = Range {
     min: "0.001",
     max: "10",
+    min_f64: 1e-3,
+    max_f64: 10.0,
 };
 /// The rotation angle θ.
 pub const THETA: Range = Range {
     min: "-100",
     max: "100",
+    min_f64: -100.0,
+    max_f64: 100.0,
 };
 /// The rotation exponent r (an integer).
-pub const R: Range = Range { min: "0", max: "8" };
+pub const R: Range = Range {
+    min: "0",
+    max: "8",
+    min_f64: 0.0,
+    max_f64: 8.0,
+};
 /// (A/√c)² = A²/c at most this: A/√c ≤ √10⁷ = 3162.27…
 pub const ALPHA_SQUARED_MAX: &str = "1e7";
 /// B/c at most this.
@@ -118,7 +140,13 @@ pub fn check(inputs: &Inputs) -> Result<Checked, Error> {
     for (name, given, slot) in [("A", inputs.a, &mut out.a), ("B", inputs.b, &mut out.b)] {
         if let Some(given) = given {
             let r = in_range(name, given, &AB)?;
-            if r.exact.signum() != 0 && r.exact.cmp_exact(&decimal_of(AB_FLOOR)).is_lt() {
+            // as in in_range: the double decides unless it is the floor's own double
+            let below = match r.value.partial_cmp(&1e-100) {
+                Some(Ordering::Greater) => false,
+                Some(Ordering::Less) => r.exact.signum() != 0,
+                _ => r.exact.cmp_exact(&decimal_of(AB_FLOOR)).is_lt(),
+            };
+            if below {
                 return Err(Error::BelowFloor {
                     name,
                     value: shown(given),
@@ -205,14 +233,11 @@ fn in_range(name: &'static str, given: &Number, range: &Range) -> Result<Resolve
         }
         other => other?,
     };
-    let side = |bound: &str| {
-        let b = parse_f64(bound).unwrap_or(0.0);
-        match r.value.partial_cmp(&b) {
-            Some(Ordering::Equal) | None => r.exact.cmp_exact(&decimal_of(bound)),
-            Some(other) => other,
-        }
+    let side = |bound: &str, b: f64| match r.value.partial_cmp(&b) {
+        Some(Ordering::Equal) | None => r.exact.cmp_exact(&decimal_of(bound)),
+        Some(other) => other,
     };
-    if side(range.min).is_lt() || side(range.max).is_gt() {
+    if side(range.min, range.min_f64).is_lt() || side(range.max, range.max_f64).is_gt() {
         return Err(Error::OutOfRange {
             name,
             value: shown(given),
@@ -225,14 +250,18 @@ fn in_range(name: &'static str, given: &Number, range: &Range) -> Result<Resolve
 /// x compared with bound · c (x, c exact, c > 0), from the doubles when they decide it: `ratio`
 /// is the double x/c with relative error below 1e-13 (a few roundings of inputs within u of
 /// their exact values), so a ratio beyond 1e-13 of the bound is on the exact side.
-fn compare_ratio(ratio: f64, x: &Exact, bound: &str, c: &Exact) -> Ordering {
-    let b = parse_f64(bound).unwrap_or(0.0);
+fn compare_ratio(
+    ratio: f64,
+    x: impl FnOnce() -> Exact,
+    (bound, b): (&str, f64),
+    c: &Exact,
+) -> Ordering {
     if ratio > b * (1.0 + 1e-13) {
         Ordering::Greater
     } else if ratio < b * (1.0 - 1e-13) {
         Ordering::Less
     } else {
-        x.cmp_exact(&decimal_of(bound).mul(c))
+        x().cmp_exact(&decimal_of(bound).mul(c))
     }
 }
 
@@ -250,28 +279,39 @@ fn effective(inputs: &Inputs, out: &Checked, c: &Resolved, c_given: &Number) -> 
         }
         // A²/c or B/c, in doubles (A ≥ 1e-100 and c ≤ 1e300: no overflow; an underflow is
         // far below the floor, as the exact value is)
-        let (ratio, numerator) = if squared {
-            (x.value * x.value / c.value, x.exact.mul(&x.exact))
+        let ratio = if squared {
+            x.value * x.value / c.value
         } else {
-            (x.value / c.value, x.exact.clone())
+            x.value / c.value
+        };
+        // the exact A^2 or B, made only where the doubles do not decide
+        let numerator = || {
+            if squared {
+                x.exact.mul(&x.exact)
+            } else {
+                x.exact.clone()
+            }
         };
         let (max, floor) = if squared {
-            (ALPHA_SQUARED_MAX, ALPHA_SQUARED_FLOOR)
+            ((ALPHA_SQUARED_MAX, 1e7), (ALPHA_SQUARED_FLOOR, 1e-220))
         } else {
-            (BETA_MAX, EFFECTIVE_FLOOR)
+            ((BETA_MAX, 1e5), (EFFECTIVE_FLOOR, 1e-110))
         };
-        let approx = decimal::approx(if squared { ratio.sqrt() } else { ratio }, 6);
-        let from = format!(
-            "{} = {}, c = {}",
-            &name[..1],
-            shown(given.unwrap_or(&zero)),
-            shown(c_given)
-        );
-        if compare_ratio(ratio, &numerator, max, &c.exact).is_gt() {
+        // the message's parts, made only for a refusal
+        let approx = || decimal::approx(if squared { ratio.sqrt() } else { ratio }, 6);
+        let from = || {
+            format!(
+                "{} = {}, c = {}",
+                &name[..1],
+                shown(given.unwrap_or(&zero)),
+                shown(c_given)
+            )
+        };
+        if compare_ratio(ratio, numerator, max, &c.exact).is_gt() {
             return Err(Error::EffectiveOutOfRange {
                 name,
-                approx,
-                from,
+                approx: approx(),
+                from: from(),
                 range: if squared {
                     "[0, 3162.27…] (A²/c at most 10^7)"
                 } else {
@@ -279,8 +319,12 @@ fn effective(inputs: &Inputs, out: &Checked, c: &Resolved, c_given: &Number) -> 
                 },
             });
         }
-        if compare_ratio(ratio, &numerator, floor, &c.exact).is_lt() {
-            return Err(Error::EffectiveBelowFloor { name, approx, from });
+        if compare_ratio(ratio, numerator, floor, &c.exact).is_lt() {
+            return Err(Error::EffectiveBelowFloor {
+                name,
+                approx: approx(),
+                from: from(),
+            });
         }
     }
     Ok(())
@@ -412,6 +456,23 @@ mod tests {
             msg.starts_with("c = 0 is outside the supported range [1e-300, 1e300]"),
             "{msg}"
         );
+    }
+
+    /// Each range's doubles are its decimal ends' nearest doubles.
+    #[test]
+    fn range_doubles_are_the_decimals_doubles() {
+        for r in [AB, C, Q, EPS, LAMBDA, THETA, R] {
+            assert_eq!(parse_f64(r.min), Some(r.min_f64), "{r:?}");
+            assert_eq!(parse_f64(r.max), Some(r.max_f64), "{r:?}");
+        }
+        for (text, x) in [
+            (ALPHA_SQUARED_MAX, 1e7),
+            (ALPHA_SQUARED_FLOOR, 1e-220),
+            (BETA_MAX, 1e5),
+            (EFFECTIVE_FLOOR, 1e-110),
+        ] {
+            assert_eq!(parse_f64(text), Some(x));
+        }
     }
 
     /// Doubles decide as their exact values: the double 0.001 is above 1/1000 (inside), the

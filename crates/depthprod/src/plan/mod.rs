@@ -114,7 +114,11 @@ impl Plan {
     }
 
     fn build(params: &Params, inputs: ExactInputs, route: RouteOptions) -> Result<Plan, Error> {
-        let engine = Plan::engine(&normalized(params), &inputs.normalized(params), route);
+        // c inside [1e-3, 1e3] (every measured list too): the engine takes the product as it is
+        let engine = match turns_into_range(params) {
+            0 => Plan::engine(params, &inputs, route),
+            j => Plan::engine(&normalized(params, j), &inputs.normalized(j), route),
+        };
         Ok(Plan {
             params: params.clone(),
             engine,
@@ -124,7 +128,6 @@ impl Plan {
 
     /// The engine of a product whose c lies in [`crate::C_RANGE`] (see [`normalized`]).
     fn engine(params: &Params, inputs: &ExactInputs, route: RouteOptions) -> Engine {
-        let inputs = inputs.clone();
         let (a, b) = (params.a, params.b);
         match (&params.variance, params.family) {
             (_, Family::Harmonic) => {
@@ -724,11 +727,7 @@ impl Plan {
 /// [10^-1.5, 10^1.5], compute the same exact product from the same typed inputs, whose relative
 /// distances to their doubles do not change (their residuals scale by the same powers). A c
 /// inside the range is kept as it is (j = 0).
-fn normalized(params: &Params) -> Params {
-    let j = turns_into_range(params);
-    if j == 0 {
-        return params.clone();
-    }
+fn normalized(params: &Params, j: i32) -> Params {
     let (two_j, four_j) = (2f64.powi(j), 4f64.powi(j));
     let variance = match params.variance {
         Variance::Power { c, q } => Variance::Power { c: c * four_j, q },
