@@ -144,7 +144,7 @@ impl Plan {
                     &Exact::int(1),
                     None,
                     Some(finite_part::InputsDd::new(
-                        &inputs,
+                        inputs,
                         a,
                         b,
                         Dd::exact(1.0),
@@ -229,7 +229,7 @@ impl Plan {
                 }
                 .sqrt()
                 .and_then(|r| Dd::exact(1.0).div(r))
-                .map(|kappa| finite_part::InputsDd::new(&inputs, a, b, kappa, p_dd));
+                .map(|kappa| finite_part::InputsDd::new(inputs, a, b, kappa, p_dd));
                 let plan = PowerPlan::new(
                     term,
                     &p_exact,
