@@ -68,6 +68,10 @@ pub(super) struct ExpTerm {
     /// lambda / 2 (exact: halving a double).
     mu: f64,
     extra: f64,
+    /// The tails' accuracy (docs/MATH.md §4.7a): mu t formed exactly and the Gauss nodes exactly
+    /// as t + t_lo, so that no error grows with mu t. Sums, whose goal is relative to the whole
+    /// sum, keep the cheaper double-precision forms.
+    exact_nodes: bool,
 }
 
 impl ExpTerm {
@@ -82,6 +86,9 @@ impl ExpTerm {
     /// t^-extra (1 - extra t_lo/t) likewise (t_lo/t <= 2u). So no error grows with mu t (a
     /// rounded product mu t would err by u mu t in the exponent, 1.4e-13 relative at mu t = 625).
     fn x_at(&self, t: f64, t_lo: f64) -> f64 {
+        if !self.exact_nodes {
+            return self.kappa * (-self.mu * t).exp() * self.power(t);
+        }
         let (m, e) = two_prod(self.mu, t);
         let d = e + self.mu * t_lo;
         let mut x = self.kappa * (-m).exp() * (1.0 - d) * self.power(t);
@@ -109,8 +116,16 @@ impl ExpTerm {
     /// each, [`crate::sum::LIBM_REL`]), 1 - d, its product and the three other products u each,
     /// d's own rounding and the dropped d^2/2 and (extra t_lo/t)^2 far below u: 12u covers them,
     /// plus kappa's.
-    fn x_rel(&self, _t: f64) -> f64 {
-        12.0 * U + self.kappa_rel
+    ///
+    /// Without `exact_nodes` x(t) is formed in doubles: the product mu t rounds (u mu t absolute in
+    /// the exponent, hence mu t u relative after exp), exp and powf one ulp each, two products u
+    /// each: (mu t + 8) u covers them, plus kappa's.
+    fn x_rel(&self, t: f64) -> f64 {
+        if self.exact_nodes {
+            12.0 * U + self.kappa_rel
+        } else {
+            (self.mu * t + 8.0) * U + self.kappa_rel
+        }
     }
 
     /// g(t) and a bound on its error, t exact.
@@ -216,6 +231,24 @@ impl ExpTerm {
     #[inline(never)]
     fn gauss(&self, n: usize, lo: f64, hi: f64) -> (f64, f64) {
         let (nodes, weights) = gauss::rule(n);
+        if !self.exact_nodes {
+            // a node t (off by at most 2u t, c and h included) moves g by at most
+            // |dg/dt| 2u t <= 4u g (mu t + extra) (x dg/dx <= 2g)
+            let h = 0.5 * (hi - lo);
+            let c = 0.5 * (lo + hi);
+            let mut acc = Accumulator::new();
+            for (x, w) in nodes.iter().zip(weights) {
+                let t = c + h * x;
+                let (g, ge) = self.g_at(t, 0.0, 0.0);
+                let ge = ge + 4.0 * U * (self.mu * t + self.extra) * (1.0 + 1e-10) * g;
+                acc.add_inlined(w * g, w * ge + 2.0 * U * w * g);
+            }
+            let value = h * acc.value();
+            return (
+                value,
+                h * acc.error() * (1.0 + 4.0 * U) + 2.0 * U * value.abs(),
+            );
+        }
         // c = (lo + hi)/2 and h = (hi - lo)/2 each as a double and its exact residual (TwoSum;
         // halving is exact), and every node c + h x as t + t_lo (TwoProd, TwoSum): the rule is
         // evaluated at the nodes of [lo, hi] itself up to the rounding of the small parts (a few
@@ -447,6 +480,7 @@ impl ExpPlan {
             kappa_rel: if c == 1.0 { 0.0 } else { 2.0 * U },
             mu: 0.5 * lambda,
             extra,
+            exact_nodes: false,
         };
         // head
         let mut prefix = vec![(0.0, 0.0)];
@@ -606,6 +640,15 @@ impl ExpPlan {
         }
     }
 
+    /// The summand as tails evaluate it: mu t and the Gauss nodes formed exactly
+    /// ([`ExpTerm::exact_nodes`]).
+    fn tail_term(&self) -> ExpTerm {
+        ExpTerm {
+            exact_nodes: true,
+            ..self.term
+        }
+    }
+
     /// The last depth a tail sums term by term (beyond it, the geometric bound): the typed
     /// inputs' widening of a tail must reach it (`Plan::tail_input_rel`).
     pub(super) fn tail_end(&self) -> u64 {
@@ -616,6 +659,7 @@ impl ExpPlan {
     /// (g(s) + g(end))/2 plus E(end) - E(s), with the remainder over [s, end] (value, error).
     /// Every part but -E(s) is positive, and E(s) is O(mu g(s)), far below the sum.
     fn em_from(&self, t: &TailPanels, s: f64) -> (f64, f64) {
+        let term = self.tail_term();
         let i = match t.bounds.binary_search_by(|b| b.total_cmp(&s)) {
             Ok(i) => i,
             Err(i) => i - 1,
@@ -625,13 +669,13 @@ impl ExpPlan {
         if i + 1 < t.bounds.len() {
             acc.add(rest, rest_err);
             let b = t.bounds[i + 1];
-            let target = 2f64.powi(-64) * (b - s) * self.term.g(b, false).0;
-            let (v, e) = self.term.sub_integral(t.regions[i], s, b, target);
+            let target = 2f64.powi(-64) * (b - s) * term.g(b, false).0;
+            let (v, e) = term.sub_integral(t.regions[i], s, b, target);
             acc.add(v, e);
         }
-        let (gs, gse) = self.term.g(s, false);
+        let (gs, gse) = term.g(s, false);
         acc.add(0.5 * gs, 0.5 * gse);
-        let (es, ese) = self.term.endpoint_correction(s, self.terms);
+        let (es, ese) = term.endpoint_correction(s, self.terms);
         acc.add(-es, ese);
         acc.add(t.at_end.0, t.at_end.1);
         // the remainder over [s, end]: the step holding s from s on, then the later steps whole
@@ -657,7 +701,7 @@ impl ExpPlan {
     /// length, a lower estimate of it); the remainder's steps as in [`ExpPlan::new`], summed from
     /// the far end.
     fn tail_panels(&self) -> TailPanels {
-        let term = &self.term;
+        let term = &self.tail_term();
         // end: the geometric bound beyond it below 2^-1015
         let far = 2f64.powi(-1015);
         let mut end = self.len.max(HEAD);
