@@ -20,6 +20,7 @@
 //! as A² ≤ 10⁷ c, B ≤ 10⁵ c, A² ≥ 10⁻²²⁰ c and B ≥ 10⁻¹¹⁰ c.
 
 use crate::decimal;
+use crate::double_double::two_prod;
 #[cfg(test)]
 use crate::exact::parse_f64;
 use crate::exact::{Exact, Number, Resolved};
@@ -249,19 +250,37 @@ fn in_range(name: &'static str, given: &Number, range: &Range) -> Result<Resolve
 
 /// x compared with bound · c (x, c exact, c > 0), from the doubles when they decide it: `ratio`
 /// is the double x/c with relative error below 1e-13 (a few roundings of inputs within u of
-/// their exact values), so a ratio beyond 1e-13 of the bound is on the exact side.
+/// their exact values), so a ratio beyond 1e-13 of the bound is on the exact side. `dd`, when the
+/// inputs are doubles and the bound is a double (10^7, 10^5), is x and bound · c each as an exact
+/// double-double (TwoProd): see [`compare_dd`].
 fn compare_ratio(
     ratio: f64,
     x: impl FnOnce() -> Exact,
     (bound, b): (&str, f64),
     c: &Exact,
+    dd: Option<((f64, f64), (f64, f64))>,
 ) -> Ordering {
     if ratio > b * (1.0 + 1e-13) {
         Ordering::Greater
     } else if ratio < b * (1.0 - 1e-13) {
         Ordering::Less
+    } else if let Some(order) = dd.and_then(|(l, r)| compare_dd(l, r)) {
+        order
     } else {
         x().cmp_exact(&decimal_of(bound).mul(c))
+    }
+}
+
+/// The order of p1 + e1 and p2 + e2, two exact double-doubles from TwoProd (|e| at most half an
+/// ulp of p), where the doubles decide it: equal heads leave the order of e1 - e2 (whose rounding
+/// keeps its sign), heads further apart than |e1| + |e2| their own order. `None` otherwise.
+fn compare_dd((p1, e1): (f64, f64), (p2, e2): (f64, f64)) -> Option<Ordering> {
+    if p1 == p2 {
+        (e1 - e2).partial_cmp(&0.0)
+    } else if (p1 - p2).abs() > 2.0 * (e1.abs() + e2.abs()) {
+        p1.partial_cmp(&p2)
+    } else {
+        None
     }
 }
 
@@ -292,6 +311,18 @@ fn effective(inputs: &Inputs, out: &Checked, c: &Resolved, c_given: &Number) -> 
                 x.exact.clone()
             }
         };
+        // A^2 (or B) and 10^7 c (or 10^5 c) exactly as double-doubles, for doubles given
+        let exact_doubles = x.rounding == 0.0 && c.rounding == 0.0;
+        let dd = |b: f64| {
+            exact_doubles.then(|| {
+                let lhs = if squared {
+                    two_prod(x.value, x.value)
+                } else {
+                    (x.value, 0.0)
+                };
+                (lhs, two_prod(b, c.value))
+            })
+        };
         let (max, floor) = if squared {
             ((ALPHA_SQUARED_MAX, 1e7), (ALPHA_SQUARED_FLOOR, 1e-220))
         } else {
@@ -307,7 +338,7 @@ fn effective(inputs: &Inputs, out: &Checked, c: &Resolved, c_given: &Number) -> 
                 shown(c_given)
             )
         };
-        if compare_ratio(ratio, numerator, max, &c.exact).is_gt() {
+        if compare_ratio(ratio, numerator, max, &c.exact, dd(max.1)).is_gt() {
             return Err(Error::EffectiveOutOfRange {
                 name,
                 approx: approx(),
@@ -319,7 +350,7 @@ fn effective(inputs: &Inputs, out: &Checked, c: &Resolved, c_given: &Number) -> 
                 },
             });
         }
-        if compare_ratio(ratio, numerator, floor, &c.exact).is_lt() {
+        if compare_ratio(ratio, numerator, floor, &c.exact, None).is_lt() {
             return Err(Error::EffectiveBelowFloor {
                 name,
                 approx: approx(),
@@ -456,6 +487,36 @@ mod tests {
             msg.starts_with("c = 0 is outside the supported range [1e-300, 1e300]"),
             "{msg}"
         );
+    }
+
+    /// The double-double comparison decides as the exact one: the corner (A = 100 at the double
+    /// 0.001, just inside), the double below it (outside), B against 10^5 c at both.
+    #[test]
+    fn double_double_comparisons_match_the_exact_ones() {
+        let dd_side = |a: f64, b: f64, c: f64| {
+            let r = check(&Inputs {
+                a: Some(&Number::Double(a)),
+                b: Some(&Number::Double(b)),
+                c: Some(&Number::Double(c)),
+                ..Inputs::default()
+            });
+            r.is_ok()
+        };
+        let exact_side = |a: f64, b: f64, c: f64| {
+            let (ea, eb, ec) = (Exact::from_f64(a), Exact::from_f64(b), Exact::from_f64(c));
+            let seven = Exact::parse("1e7").unwrap().mul(&ec);
+            let five = Exact::parse("1e5").unwrap().mul(&ec);
+            ea.mul(&ea).cmp_exact(&seven).is_le() && eb.cmp_exact(&five).is_le()
+        };
+        for c in [1e-3, 1e-3f64.next_down(), 1e-3f64.next_up(), 1e-5, 4e-7] {
+            for (a, b) in [(100.0, 0.0), (0.0, 100.0), (100.0, 100.0), (1.0, 1.0)] {
+                let (a, b) = (a * (c / 1e-3).sqrt().min(1.0), b * (c / 1e-3).min(1.0));
+                assert_eq!(dd_side(a, b, c), exact_side(a, b, c), "A={a} B={b} c={c}");
+            }
+        }
+        assert!(dd_side(100.0, 100.0, 1e-3));
+        assert!(!dd_side(100.0, 0.0, 1e-3f64.next_down()));
+        assert!(!dd_side(0.0, 100.0, 1e-3f64.next_down()));
     }
 
     /// Each range's doubles are its decimal ends' nearest doubles.
