@@ -312,7 +312,11 @@ pub fn closed_forms(input: &ClosedFormsInput) -> Result<ClosedForms, Error> {
         rounding.rel_lambda = rel(l);
     }
     // q and eps = 2 - q, each exact
-    let (q, eps) = (checked.q.map(|r| r.exact), checked.eps.map(|r| r.exact));
+    let q = checked.q.map(|r| r.exact);
+    let eps = match checked.eps {
+        Some(eps) => Some(eps.exact),
+        None => q.as_ref().map(|q| Exact::int(2).sub(q)),
+    };
     let mut unresolved = Vec::new();
     let zeta_bound = match (&c, &q) {
         (Some(c), Some(q)) => {

@@ -27,14 +27,18 @@ use crate::exact::{Exact, Number, Resolved};
 use crate::Error;
 use std::cmp::Ordering;
 
-/// A closed range [min, max] whose ends are the decimals written here, compared exactly, and the
-/// doubles nearest them (a test checks each against the decimal).
+/// A closed range [min, max] whose ends are the decimals written here, compared exactly; the
+/// doubles nearest them, and on which side of its decimal each of those doubles lies (the double
+/// 0.05 is above 5/100), so a double given at an end is decided without long decimals (a test
+/// checks each against the exact route).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Range {
     pub min: &'static str,
     pub max: &'static str,
     pub min_f64: f64,
     pub max_f64: f64,
+    pub min_side: Ordering,
+    pub max_side: Ordering,
 }
 
 impl Range {
@@ -50,6 +54,8 @@ pub const AB: Range = Range {
     max: "100",
     min_f64: 0.0,
     max_f64: 100.0,
+    min_side: Ordering::Equal,
+    max_side: Ordering::Equal,
 };
 /// A nonzero A or B below this is refused (ARCHITECTURE.md, "Tiny A and B").
 pub const AB_FLOOR: &str = "1e-100";
@@ -60,6 +66,8 @@ pub const C: Range = Range {
     max: "1e300",
     min_f64: 1e-300,
     max_f64: 1e300,
+    min_side: Ordering::Greater,
+    max_side: Ordering::Greater,
 };
 /// The power q of σ_l² = c l^q.
 pub const Q: Range = Range {
@@ -67,6 +75,8 @@ pub const Q: Range = Range {
     max: "8",
     min_f64: 0.05,
     max_f64: 8.0,
+    min_side: Ordering::Greater,
+    max_side: Ordering::Equal,
 };
 /// eps = 2 - q, when eps is given instead of q: exactly q ∈ [`Q`].
 pub const EPS: Range = Range {
@@ -74,6 +84,8 @@ pub const EPS: Range = Range {
     max: "1.95",
     min_f64: -6.0,
     max_f64: 1.95,
+    min_side: Ordering::Equal,
+    max_side: Ordering::Less,
 };
 /// The rate λ of σ_l² = c e^(λ l).
 pub const LAMBDA: Range = Range {
@@ -81,6 +93,8 @@ pub const LAMBDA: Range = Range {
     max: "10",
     min_f64: 1e-3,
     max_f64: 10.0,
+    min_side: Ordering::Greater,
+    max_side: Ordering::Equal,
 };
 /// The rotation angle θ.
 pub const THETA: Range = Range {
@@ -88,6 +102,8 @@ pub const THETA: Range = Range {
     max: "100",
     min_f64: -100.0,
     max_f64: 100.0,
+    min_side: Ordering::Equal,
+    max_side: Ordering::Equal,
 };
 /// The rotation exponent r (an integer).
 pub const R: Range = Range {
@@ -95,6 +111,8 @@ pub const R: Range = Range {
     max: "8",
     min_f64: 0.0,
     max_f64: 8.0,
+    min_side: Ordering::Equal,
+    max_side: Ordering::Equal,
 };
 /// (A/√c)² = A²/c at most this: A/√c ≤ √10⁷ = 3162.27…
 pub const ALPHA_SQUARED_MAX: &str = "1e7";
@@ -128,7 +146,7 @@ pub struct Checked {
     pub c: Option<Resolved>,
     /// q as given, or exactly 2 - eps.
     pub q: Option<Resolved>,
-    /// eps as given, or exactly 2 - q.
+    /// eps, when given.
     pub eps: Option<Resolved>,
     pub lambda: Option<Resolved>,
     pub theta: Option<Resolved>,
@@ -161,11 +179,7 @@ pub fn check(inputs: &Inputs) -> Result<Checked, Error> {
     }
     match (inputs.q, inputs.eps) {
         (Some(_), Some(_)) => return Err(Error::QOrEps),
-        (Some(q), None) => {
-            let q = in_range("q", q, &Q)?;
-            out.eps = Some(two_minus(&q));
-            out.q = Some(q);
-        }
+        (Some(q), None) => out.q = Some(in_range("q", q, &Q)?),
         (None, Some(eps)) => {
             let eps = in_range("eps", eps, &EPS)?;
             out.q = Some(two_minus(&eps));
@@ -234,11 +248,16 @@ fn in_range(name: &'static str, given: &Number, range: &Range) -> Result<Resolve
         }
         other => other?,
     };
-    let side = |bound: &str, b: f64| match r.value.partial_cmp(&b) {
+    // a double at an end's double is that double: its side of the end's decimal is the table's
+    let double = matches!(given, Number::Double(_));
+    let side = |bound: &str, b: f64, table: Ordering| match r.value.partial_cmp(&b) {
+        Some(Ordering::Equal) if double => table,
         Some(Ordering::Equal) | None => r.exact.cmp_exact(&decimal_of(bound)),
         Some(other) => other,
     };
-    if side(range.min, range.min_f64).is_lt() || side(range.max, range.max_f64).is_gt() {
+    if side(range.min, range.min_f64, range.min_side).is_lt()
+        || side(range.max, range.max_f64, range.max_side).is_gt()
+    {
         return Err(Error::OutOfRange {
             name,
             value: shown(given),
@@ -525,6 +544,10 @@ mod tests {
         for r in [AB, C, Q, EPS, LAMBDA, THETA, R] {
             assert_eq!(parse_f64(r.min), Some(r.min_f64), "{r:?}");
             assert_eq!(parse_f64(r.max), Some(r.max_f64), "{r:?}");
+            let side =
+                |x: f64, text: &str| Exact::from_f64(x).cmp_exact(&Exact::parse(text).unwrap());
+            assert_eq!(side(r.min_f64, r.min), r.min_side, "{r:?}");
+            assert_eq!(side(r.max_f64, r.max), r.max_side, "{r:?}");
         }
         for (text, x) in [
             (ALPHA_SQUARED_MAX, 1e7),
