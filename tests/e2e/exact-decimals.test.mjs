@@ -36,3 +36,23 @@ test('the page shows the exact decimal typed, not its double', T, async (t) => {
   // the link keeps the text as typed
   assert.ok(decodeURIComponent(await page.evaluate(() => location.hash)).includes(`q=${q}`));
 });
+
+// The rotation panel too: θ = 0.1 typed, r = 0, following the main N = 10^18, is the rotation by
+// exactly 10^17 rad (matrix [[-0.885557, 0.464530], …]); the double 0.1 would give the angle
+// 10^17 + 5.55 and the matrix [[-0.969168, -0.246402], …]. The panel shows the decimal's digits.
+test('the rotation panel is for the θ typed, not its double', T, async (t) => {
+  const page = await session.open(t, '#n=1e18');
+  await numberIn(page, sel('log-product-unscaled'));
+  // By keyboard, as a reader tabbing through the panel would (the same in both browsers; what this
+  // test is about is the number, not the pointer).
+  for (const id of ['rot-follow', 'rot-r-0']) {
+    await page.focus(sel(id));
+    await page.keyboard.press('Space');
+    assert.equal(await page.evaluate((s) => document.querySelector(s).checked, sel(id)), true, `${id} checked`);
+  }
+  await page.fill(sel('input-theta'), '0.1');
+  await page.waitForFunction((s) => document.querySelector(s).textContent.startsWith('[[-0.885557'), sel('rotation-matrix'));
+  assert.equal(await page.locator(sel('rotation-matrix')).textContent(), '[[-0.885557, 0.46453], [-0.46453, -0.885557]]');
+  assert.equal(await page.locator(sel('rotation-angle')).textContent(), '1e17 rad');
+  assert.equal(await page.locator(sel('error-theta')).textContent(), '');
+});

@@ -3,7 +3,7 @@
 
 import * as core from '../common/core.js';
 import { colour, refreshTheme } from '../common/plot.js';
-import { depthLabel, plain } from '../common/format.js';
+import { depthLabel, headlineNumber, plain } from '../common/format.js';
 import { strictNum, cleanMessage } from './state.js';
 
 const TRAIL = 240;
@@ -90,7 +90,9 @@ export class RotationPanel {
     const r = Number(this.radios.find((x) => x.checked)?.value ?? 1);
     const n = this.currentN();
     this.nText.textContent = `= ${depthLabel(n)}`;
-    const res = core.rotation(theta, r, n);
+    // The core reads the text as the exact decimal typed (θ = 0.1 is 1/10, not its double); the
+    // number is only for the picture's trail.
+    const res = core.rotation(Number.isNaN(theta) ? theta : this.theta.value.trim(), r, n);
     if (!res.ok) {
       const msg = cleanMessage(res.error);
       // Only a bad θ is the user's doing; anything else is reported there too, but the last good picture stays.
@@ -103,10 +105,14 @@ export class RotationPanel {
     this.theta.removeAttribute('aria-invalid');
     this.good = { theta, r, n };
     this.current = res.value;
-    const { angle, matrix, norm } = res.value;
-    this.out.angle.textContent = `${plain(angle, 10)} rad`;
+    // Certified digits: those both ends of each enclosure agree on (at most 12 for the angle, 6 per
+    // matrix entry); the norm is exactly 1 (a product of rotations is orthogonal).
+    const { enclosures, norm } = res.value;
+    const digits = (e, max) => headlineNumber(e, max) ?? '—';
+    this.out.angle.textContent = `${digits(enclosures.angle, 12)} rad`;
     this.out.norm.textContent = plain(norm, 15);
-    this.out.matrix.textContent = `[[${plain(matrix[0], 6)}, ${plain(matrix[1], 6)}], [${plain(matrix[2], 6)}, ${plain(matrix[3], 6)}]]`;
+    const m = enclosures.matrix.map((e) => digits(e, 6));
+    this.out.matrix.textContent = `[[${m[0]}, ${m[1]}], [${m[2]}, ${m[3]}]]`;
     this.updateTrail(theta, r, n);
     this.draw();
   }
