@@ -69,7 +69,7 @@ export const PROOFS = {
     summary: 'A/k gives Θ(N^A), and Θ(L) only when A = 1',
     blocks: [
       { p: 'App. A.2 uses the factor $1+A/k+O(k^{-2})$ where Eq. 9 with $\\sigma_k^2=k$ has $A/\\sqrt k$. Even granting it: by the integral test the harmonic number $h_N$ minus $\\log N$ decreases to Euler’s constant,' },
-      { m: 'h_N=\\sum_{k\\le N}\\frac1k=\\log N+\\gamma+o(1),\\qquad h_{\\slot{N}}\\approx\\slot{hn}', when: 'finite' },
+      { m: 'h_N=\\sum_{k\\le N}\\frac1k=\\log N+\\gamma+o(1),\\qquad h_{\\slot{N}}=\\slot{hn}', when: 'finite' },
       { m: 'h_N=\\sum_{k\\le N}\\frac1k=\\log N+\\gamma+o(1)', when: 'infinite' },
       { p: 'and since $\\log(1+A/k+B/k^2)=A/k+O(k^{-2})$ and $\\sum k^{-2}<\\infty$,' },
       { m: '\\log H_N=\\log\\prod_{k\\le N}\\Bigl(1+\\frac Ak+\\frac B{k^2}\\Bigr)=A\\log N+C+o(1),\\qquad\\text{so }H_N=\\Theta(N^{A}).' },
@@ -90,7 +90,7 @@ export const PROOFS = {
       { m: '\\log Q_\\infty-\\log Q_N=\\sum_{l>N}\\log\\Bigl(1+\\frac{A}{l\\sigma_l}+\\frac{B}{l^2\\sigma_l^2}\\Bigr)=\\slot{tail}\\le\\frac{A}{\\sqrt c}\\frac{N^{-q/2}}{q/2}+\\frac Bc\\frac{N^{-1-q}}{1+q}\\le\\slot{ztail}', when: 'tailbound' },
       { p: 'A bounded upper product cannot show that the norm must keep growing. Nor does bounded mean convergent: the rotation $R(\\theta/l)$ has norm 1 and $R(\\theta/l)\\to I$, yet' },
       { m: '\\prod_{l=1}^{N}R\\Bigl(\\frac{\\theta}{l}\\Bigr)=R(\\theta h_N),\\qquad\\Bigl\\|R(\\theta h_N)\\Bigr\\|=1,\\qquad\\theta h_N\\to\\infty' },
-      { p: `with $h_N=\\sum_{k\\le N}1/k$, so the product never settles (with $\\theta=1$ its angle at $N=\\slot{N}$ is $h_N\\approx\\slot{hn}$ radians, a double-precision sum). ${GRADIENT}`, when: 'finite' },
+      { p: `with $h_N=\\sum_{k\\le N}1/k$, so the product never settles (with $\\theta=1$ its angle at $N=\\slot{N}$ is $h_N=\\slot{hn}$ radians, certified). ${GRADIENT}`, when: 'finite' },
       { p: `with $h_N=\\sum_{k\\le N}1/k$, so the product never settles. ${GRADIENT}`, when: 'infinite' },
     ],
   },

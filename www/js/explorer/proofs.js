@@ -15,7 +15,7 @@ import * as core from '../common/core.js';
 import { PACKED } from './proofs-math.js';
 import { claimParams, coreParams, hasClaim, isDecimalOne, lawArgs } from './cards.js';
 import { evalFor, growthFor } from './series.js';
-import { depthLabel, directed, identifyingText, plain, trimZeros } from '../common/format.js';
+import { depthLabel, directed, identifyingText, trimZeros } from '../common/format.js';
 
 const MATHML = 'http://www.w3.org/1998/Math/MathML';
 
@@ -64,7 +64,6 @@ function hashWithWhy(hash, id) {
 //   enclosure  the digits the core's enclosure [data-lo, data-hi] certifies (identifyingText);
 //   exact      the decimal shown is itself the number meant: a typed parameter, the depth, or a
 //              bound the core rounded upward (written after "≤");
-//   double     a double the core returns without an enclosure (h_N, written after "≈").
 
 const none = null;
 /** A certified enclosure: the digits it certifies. */
@@ -103,9 +102,9 @@ function claimNumbers(claim) {
   };
   const when = { finite: n !== 'inf', infinite: n === 'inf' };
   if (claim.family !== 'unscaled') {
-    // h_N, the angle of the rotation product with θ = 1, r = 1: a double-precision sum (not an enclosure).
-    const rot = n === 'inf' ? null : ok(core.rotation(1, 1, n));
-    slots.hn = rot && Number.isFinite(rot.angle) ? { text: plain(rot.angle, 10), lo: rot.angle, hi: rot.angle, kind: 'double' } : none;
+    // h_N, the angle of the rotation product with θ = 1, r = 1: the core's enclosure (Lemma R).
+    const rot = n === 'inf' ? null : ok(core.rotation('1', 1, n));
+    slots.hn = rot ? enclosed(rot.enclosures.angle) : none;
   }
 
   if (claim.family === 'unscaled') {
