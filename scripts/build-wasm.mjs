@@ -47,11 +47,9 @@ const CRATES = ['depthprod_wasm', 'depthlab_wasm'];
 // One cargo invocation per crate: built together, cargo would unify the features of their shared
 // dependencies, and the explorer's module must come out exactly as it does alone.
 // The explorer's module builds the core at opt-level "s": the gzipped module must stay under the
-// explorer's 100 KiB goal. Since the core converts decimals to doubles itself (exact.rs, without
-// the standard parser's tables) it is 96.1 KiB at "s", 89.9 KiB at "z" and 100.2 KiB at 3, and "s"
-// is the fastest of the three in node (the corner's value 42 against 55 µs at "z", a 1000-point
-// list curve 0.5 against 0.95 ms; ARCHITECTURE.md, "Size decisions"). The rest of the module keeps
-// the workspace's opt-level. Native builds (CLI, benches) keep 3.
+// explorer's 100 KiB goal (docs/PERFORMANCE.md, "Sizes", has today's figure). At 3 it would not,
+// and "s" is faster in node than "z" (ARCHITECTURE.md, "Size decisions"). The rest of the module
+// keeps the workspace's opt-level. Native builds (CLI, benches) keep 3.
 const EXTRA = { depthprod_wasm: ['--config', 'profile.release.package.depthprod.opt-level="s"'], depthlab_wasm: [] };
 for (const crate of CRATES) run('cargo', ['build', '-p', crate.replace('_', '-'), '--release', '--target', TARGET, ...EXTRA[crate]]);
 

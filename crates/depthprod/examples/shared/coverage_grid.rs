@@ -42,7 +42,7 @@ const DEPTHS: &[Option<u64>] = &[
     None,
 ];
 
-/// The whole grid of the README's figures: 4 families x 5 A x 5 B x 3 c x 7 q x 7 depths.
+/// The whole grid of docs/ACCURACY.md's coverage figures: 4 families x 5 A x 5 B x 3 c x 7 q x 7 depths.
 pub const FULL: Grid = Grid {
     name: "full",
     abs: &[0.0, 0.01, 1.0, 10.0, 100.0],
