@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench` (second part): issue 8's per-value figures for the explorer's wasm module, in
+// `npm run bench` (second part): the per-value figures for the explorer's wasm module, in
 // node (V8, the engine of chromium, without the page around it). Each row is the time of one
 // value *with* its preparation (`new Plan(params)`, `logProduct(n)`, `free()`), as the native
 // `cargo bench -p depthprod --bench speed` rows measure it, and beside it the whole view the

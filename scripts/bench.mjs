@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: the page's speed and size in headless Debian chromium on this machine, every row
-// of issue 11's table in one run. A report, never a test: timings on a shared 2-core machine are
+// of docs/PERFORMANCE.md's tables in one run. A report, never a test: timings on a shared 2-core machine are
 // noisy, so read medians and compare runs made under the same load.
 //
 //   update work         the page's own update per slider move (validate, core calls, every canvas,

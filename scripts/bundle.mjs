@@ -15,7 +15,7 @@
 //                         js/bundle/index-main.js and their shared chunk (the modules stay
 //                         beside them for the lab, the embeds and <depthprod-plot>).
 //
-// Prints the single file's size raw and gzipped against the goals of issue 11 (200 KiB, 100 KiB).
+// Prints the single file's size raw and gzipped against the goals (200 KiB, 100 KiB).
 //
 //   node scripts/bundle.mjs        (needs www/pkg: run `npm run build` first; `npm run bundle` does)
 

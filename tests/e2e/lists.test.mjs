@@ -1,4 +1,4 @@
-// Long measured lists on the explorer page (issue 8, item 3): a list whose text is over the link's
+// Long measured lists on the explorer page: a list whose text is over the link's
 // limit (state.js LINK_LIST_MAX, 150,000 characters) is evaluated, but the link says in words that
 // it does not carry it instead of writing a fragment of megabytes (a 10⁶-entry list is about
 // 18 MB of text); opening such a link says the list must be pasted again. A short list still

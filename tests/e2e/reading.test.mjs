@@ -1,4 +1,4 @@
-// The researcher's reading (issue 14): what the page says is judged, each claim in its own regime,
+// The researcher's reading: what the page says is judged, each claim in its own regime,
 // the paper's Pre-LN vs LNS comparison in one view, no axis or legend blown up by a reference curve,
 // stale marks, readouts that follow "Products shown", and certified numbers that look certified.
 import assert from 'node:assert/strict';
@@ -154,7 +154,7 @@ for (const [name, hash, checkLegend] of [
 test('the corner A = B = 100 shows its certified C (the finite-part route) and keeps 40 terms on demand', T, async (t) => {
   const page = await session.open(t, '#families=unscaled,scaled&a=100&b=100&c=0.001&q=0.05&n=1e6');
   await numberIn(page, sel('log-product-unscaled'));
-  // C was "not resolvable in double precision" here before issue 8; it is certified now, with
+  // C was "not resolvable in double precision" here once; it is certified now, with
   // its enclosure, and the page shows the core's own value.
   const cText = await text(page, 'constant-c');
   assert.doesNotMatch(await readout(page, 'constant-c'), /not resolvable/);

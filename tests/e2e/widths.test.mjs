@@ -1,4 +1,4 @@
-// Issue 8 item 4: a curve point that misses the 1e-12 goal says so, through the plot's band and in
+// A curve point that misses the 1e-12 goal says so, through the plot's band and in
 // words under the plot; a view whose every point meets the goal says nothing. Both browsers.
 import assert from 'node:assert/strict';
 import { browsers } from './harness.mjs';

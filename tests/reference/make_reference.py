@@ -410,7 +410,7 @@ CASES = [
     ('resonant-unscaled-q0.4-C', 'unscaled', 1, 1, 1, '0.4', 'C'),
     ('resonant-unscaled-q0.4-A0.01-C', 'unscaled', 0.01, 1, 1000, '0.4', 'C'),
     ('resonant-unscaled-q0.4-1e6', 'unscaled', 1, 1, 1, '0.4', 10 ** 6),
-    # --- near-resonant exponents of issue 7 item 6: q = 2 - 2^-52 (the double) and the decimal
+    # --- near-resonant exponents : q = 2 - 2^-52 (the double) and the decimal
     # '1.9999999999999998' (a different rational), 1.9999999, 1.99999; sqrt-scaled on both sides
     # of q = 1; unscaled q = 1.0000001 (2p just above 1). C cases also give constant_log_like.
     # (2 - 2^-52 as its exact decimal string: serde_json's default float parser does not round

@@ -158,7 +158,7 @@ fn curve_and_list_and_rotation() {
     assert!(String::from_utf8(out.stdout).unwrap().contains("norm"));
 }
 
-/// Issue 7 item 9: negative numbers written plainly, messages naming the parameter and its
+/// Negative numbers written plainly, messages naming the parameter and its
 /// range, values in shortest round-trip form, and the user's decimals as exact inputs.
 #[test]
 fn numbers_as_typed() {

@@ -1,7 +1,7 @@
 //! Requests from JavaScript, read field by field with `Reflect`.
 //!
 //! Why not serde: the derived deserializers of the core's internally tagged variance enums were
-//! the two largest functions of the module (about 30 KB of 230 KB of code, issue 11); plain reads
+//! the two largest functions of the module (about 30 KB of 230 KB of code); plain reads
 //! of a handful of fields do the same job in a few hundred bytes. Each refusal names the part of
 //! the request and the field (`invalid parameters: missing field \`a\``), as serde's did.
 

@@ -110,7 +110,7 @@ fn malformed_requests_are_refused_with_a_message() {
     assert!(msg.contains("expected an object"), "{msg}");
 }
 
-/// The field-by-field reading (no serde, issue 11) names the part of the request and the field,
+/// The field-by-field reading (no serde) names the part of the request and the field,
 /// for both the number-or-string requests (`Plan`, `closedForms`) and the double-only one.
 #[wasm_bindgen_test]
 fn field_reads_name_the_part_and_the_field() {

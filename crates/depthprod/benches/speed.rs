@@ -160,7 +160,7 @@ fn main() {
     every_family();
 }
 
-/// Issue 8's per-value goal (< 20 us native, preparation included) over every family and
+/// The per-value goal (< 20 us native, preparation included) over every family and
 /// variance model: one value at N = 10^6 and the view at infinity's ingredient (`limit`), each
 /// with a fresh plan.
 fn every_family() {

@@ -181,7 +181,7 @@ mod tests {
         }
     }
 
-    /// issue 7 item 5: near a double root (A^2 = 4B) the old estimate was 1e-8 too small.
+    /// Near a double root (A^2 = 4B) the old estimate was 1e-8 too small.
     #[test]
     fn root_radius_is_an_upper_bound_near_a_double_root() {
         // A = 10, B = 25 (1 - ulp): roots -5 +- sqrt(25 - B), modulus up to 5 + 2.7e-7

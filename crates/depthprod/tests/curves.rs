@@ -128,7 +128,7 @@ fn kinds_that_do_not_apply_are_errors() {
     assert!("bogus".parse::<CurveKind>().is_err());
 }
 
-/// Issue 8 item 4: a curve reports its widest enclosure, the very enclosures of the point
+/// A curve reports its widest enclosure, the very enclosures of the point
 /// evaluations, so a point that misses the 1e-12 goal is never drawn as if it met it.
 #[test]
 fn curves_report_their_widest_enclosure() {

@@ -1,4 +1,4 @@
-//! Issue 7's holes: each test here failed before its fix (see the commit messages) and checks
+//! Holes found by audits: each test here failed before its fix (see the commit messages) and checks
 //! containment AND width, never one without the other.
 
 use depthprod::{
@@ -82,7 +82,7 @@ fn tiny_a_and_b_are_refused_or_certified() {
 
 /// Item 4: sqrt-scaled, q = 1.0000000000000002 was called divergent ("+1 log N") because
 /// 1 + q rounds to 2. p = (1 + q)/2 > 1: it converges, to 2^53 + 0.887 for the double q
-/// (three independent methods agree, issue 7) and to about 10^16 for the typed decimal
+/// (three independent methods agree) and to about 10^16 for the typed decimal
 /// (p - 1 = 10^-16 exactly; zeta(1 + d) = 1/d + gamma + O(d), and the rest of the series adds
 /// sum_k c_k zeta(kp) for k >= 2, a number of size 1).
 #[test]
@@ -119,7 +119,7 @@ fn convergence_is_decided_on_the_exact_input() {
 }
 
 /// Item 6: at q = 1.9999999999999998, N = 10^18 the enclosure was [25.43, 59.43] around a value
-/// 0.094 off the truth 42.3336777121 (issue 7, three methods); at q = 2 - 2^-52 the width was 34.
+/// 0.094 off the truth 42.3336777121 (three methods); at q = 2 - 2^-52 the width was 34.
 #[test]
 fn near_resonant_exponents_are_well_conditioned() {
     for (q, n, truth, tol) in [

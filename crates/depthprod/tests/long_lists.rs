@@ -1,4 +1,4 @@
-//! Measured lists of 10^6 layers (issue 8, item 3): they are accepted, evaluate at every depth,
+//! Measured lists of 10^6 layers: they are accepted, evaluate at every depth,
 //! and each enclosure contains an independent compensated sum and meets the width goal.
 
 use depthprod::{CurveKind, Error, Family, Params, Plan, Variance, MAX_LIST_LEN};

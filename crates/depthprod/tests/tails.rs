@@ -2,7 +2,7 @@
 //! directly summed route, lambda > 1/8) against independent references
 //! (tests/reference/tails.json, mpmath at 60 digits by two routes: see make_tails.py). Every tail
 //! enclosure contains its reference, decided exactly, and is within 1e-12 relative of it, the
-//! measure of the log-log plot that shows tails (issue 8 item 4: before, tails at small N were
+//! measure of the log-log plot that shows tails (before, tails at small N were
 //! the limit minus a sum nearly equal to it, up to 3e-8 wide relative).
 
 mod common;

@@ -94,7 +94,7 @@ function superscript(intText) {
 /**
  * A non-negative integer with comma thousands separators (12,345), as en-US writes it. Not
  * toLocaleString: its first call in a page sets up ICU's number formatting, measured at 20-30 ms
- * of the first load's update (issue 11, first number).
+ * of the first load's update (the first number sooner).
  */
 export function grouped(n) {
   return String(Math.round(n)).replace(/\B(?=(\d{3})+$)/g, ',');

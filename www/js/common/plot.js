@@ -3,7 +3,7 @@
 // hover readouts that works with mouse, touch and keyboard. It maps numbers to pixels; it computes
 // no mathematics of its own. The draw loop allocates nothing per point.
 //
-// Drawing less (issue 11): a plot made with { offscreen: 'skip' } paints nothing while it is off
+// Drawing less: a plot made with { offscreen: 'skip' } paints nothing while it is off
 // screen (an IntersectionObserver paints it when it scrolls in; its axis ranges stay current for
 // readers of yMin/yMax); set() with the same inputs as the last paint paints nothing; a path gets
 // at most about two points per device pixel column; the crosshair lives on the overlay canvas.

@@ -120,7 +120,7 @@ function applyFragment(hash, { now = false } = {}) {
 let pendingWrite = false; // only user changes write the URL (never a load or back/forward)
 // A drag or typing (inputs before their commit) asks the core for COARSE_POINTS depths per curve:
 // at large N each 1000-point curve costs 1-2 ms of certified evaluation, and an N-slider move
-// recomputes every curve (issue 11: such moves were the update's p95). The full grid follows when
+// recomputes every curve (such moves were the update's p95). The full grid follows when
 // the input rests for REST_MS or commits; the readouts and cards never depend on the grid.
 const REST_MS = 150;
 let pendingCoarse = false;
