@@ -33,8 +33,8 @@
 
 use crate::lanczos::{top_eigenpair, NormEstimate};
 use crate::linalg::{axpy, dot, norm2};
-use crate::measure::{map_indices, MaybeSync};
 use crate::model::{Gaussian, LayerCache, Model};
+use crate::parallel::{map_indices, MaybeSync};
 
 /// The subspace is thick-restarted when it reaches this many columns...
 pub const MAX_COLUMNS: usize = 48;
@@ -45,6 +45,24 @@ pub const KEEP_COLUMNS: usize = 24;
 /// times a single VJP, 16-32 cost 1.3-2 times (the (k T) x d_ff intermediates leave the cache),
 /// so the batches stay small.
 pub const TRANSPORT_BATCH: usize = 4;
+
+/// The two chains of suffixes the end-to-end stage runs (concurrently with `parallel`), each with
+/// its own carried subspace ([`crate::end_to_end`]): suffixes L down to L - j + 1 and L - j down
+/// to 1, j the least with j (j + 1) / 2 >= L (L + 1) / 4, so both hold about half the layer
+/// operations. Fixed by L alone (not by the thread count), so the parallel and the
+/// single-threaded build compute the same numbers.
+pub fn end_to_end_chains(layers: usize) -> Vec<(usize, usize)> {
+    let total = layers * (layers + 1) / 2;
+    let mut j = 1;
+    while j * (j + 1) / 2 * 2 < total {
+        j += 1;
+    }
+    let mut v = vec![(layers, layers + 1 - j)];
+    if layers > j {
+        v.push((layers - j, 1));
+    }
+    v
+}
 
 /// Top eigenpair of the dense symmetric k x k matrix `a` (row-major, overwritten): Householder
 /// reduction to tridiagonal form, then [`top_eigenpair`] (Sturm bisection and inverse iteration)
@@ -390,8 +408,9 @@ fn orthonormal_additions(
 mod tests {
     use super::*;
     use crate::lanczos::LanczosOptions;
-    use crate::measure::{build, InputSpec, LabSpec, Selection};
+    use crate::measure::build;
     use crate::model::{Config, Placement};
+    use crate::spec::{InputSpec, LabSpec, Selection};
 
     /// A symmetric matrix with known spectrum: Q diag(lambda) Q^T, Q from Householder reflections.
     fn known(lambda: &[f64], seed: u64) -> Vec<f64> {
