@@ -6,7 +6,9 @@
 //!   cargo run --release -p depthlab --features parallel --example bench [-- --gpt2]
 //!
 //! `-- --end-to-end-once` (`-- --layer-norms-once`) times only the end-to-end (per-layer) norms of
-//! the default case, once (a quick check while tuning); `-- --layer-ops` the GEMM rates by layout
+//! the default case, once (a quick check while tuning); `-- --gemm` the lab's product with the
+//! right operand as stored (packed on every call) against packed once (as the layers use it);
+//! `-- --layer-ops` the GEMM rates by layout
 //! and the per-tangent cost of one layer's batched JVP and VJP (`LAYER_OPS_K1=1`: single passes
 //! only, for a profiler). `RAYON_NUM_THREADS=1` gives the single-threaded figures.
 
@@ -153,6 +155,23 @@ fn only(layer_norms: bool, end_to_end: bool) -> Selection {
 
 fn main() {
     let gpt2 = std::env::args().any(|a| a == "--gpt2");
+    if std::env::args().any(|a| a == "--gemm") {
+        for (m, k, n) in [(32, 128, 344), (128, 128, 344), (32, 344, 128)] {
+            let flops = 2.0 * (m * k * n) as f64;
+            let reps = (3e8 / flops) as usize;
+            for packed in [false, true] {
+                let t = Instant::now();
+                std::hint::black_box(if packed {
+                    depthlab::bench::gemm_repeat_packed(m, k, n, reps)
+                } else {
+                    depthlab::bench::gemm_repeat(m, k, n, reps)
+                });
+                let rate = flops * reps as f64 / t.elapsed().as_secs_f64() / 1e9;
+                println!("{m}x{k}x{n} packed={packed}: {rate:.2} GFLOP/s");
+            }
+        }
+        return;
+    }
     if std::env::args().any(|a| a == "--layer-ops") {
         layer_ops();
         return;

@@ -49,7 +49,7 @@ pub use ops::{MlpKind, NormKind};
 /// For the benchmarks (reported, never timed in tests): this build's GEMM rate and the floating-point
 /// operations the lab's products have done, so a run's fraction of the GEMM peak can be reported.
 pub mod bench {
-    pub use crate::linalg::{gemm_flops, gemm_repeat};
+    pub use crate::linalg::{gemm_flops, gemm_repeat, gemm_repeat_packed};
 }
 
 pub mod testing {

@@ -11,7 +11,10 @@
 //!
 //! What is counted, in bytes of f64 data (n = T d, f = T d_ff, k = T kv_heads d_head, P = heads T^2):
 //! - **weights**: every tensor's element count times 8, exactly the vectors [`crate::Weights`] holds
-//!   (checkpoints are widened to f64 whatever their dtype; a tied unembedding is not a copy).
+//!   (checkpoints are widened to f64 whatever their dtype; a tied unembedding is not a copy), and
+//!   for a run the copies of each layer's matrices that the model packs once for its products
+//!   (two per matrix, one per layout, [`crate::ops::AttnPacked`], exactly their lengths). The load
+//!   alone ([`crate::load()`]) counts the first part.
 //! - **file**: a checkpoint's bytes, held while its tensors are widened. The file is dropped before
 //!   the measurements start, so the peak is weights + max(file, activations).
 //! - **activations**: what the forward pass keeps for the derivatives, x_1..x_(L+1) and every
@@ -39,7 +42,7 @@
 use crate::end_to_end::{end_to_end_chains, MAX_COLUMNS, TRANSPORT_BATCH};
 use crate::lanczos::LanczosOptions;
 use crate::model::{Config, Placement};
-use crate::ops::MlpKind;
+use crate::ops::{AttnPacked, MlpKind, MlpPacked};
 use crate::parallel::worker_threads;
 use crate::spec::Selection;
 
@@ -70,6 +73,13 @@ pub fn weight_bytes(cfg: &Config) -> u64 {
     let (d, v) = (cfg.d as u128, cfg.vocab as u128);
     let unembed = if cfg.tie_embeddings { 0 } else { v * d };
     clamp(F64 * (v * d + unembed + cfg.layers as u128 * layer_elements(cfg) + d))
+}
+
+/// Bytes of the copies of the layer matrices a [`crate::Model`] packs for its products (exact).
+pub fn packed_bytes(cfg: &Config) -> u64 {
+    let per_layer = AttnPacked::elements(cfg.attn_shape()) as u128
+        + MlpPacked::elements(cfg.mlp, cfg.d, cfg.d_ff) as u128;
+    clamp(F64 * cfg.layers as u128 * per_layer)
 }
 
 /// Bytes of everything but the weights at the run's peak (module documentation).
@@ -136,7 +146,7 @@ pub fn estimate(
     select: &Selection,
 ) -> MemoryEstimate {
     MemoryEstimate {
-        weights: weight_bytes(cfg),
+        weights: weight_bytes(cfg).saturating_add(packed_bytes(cfg)),
         file,
         activations: activation_bytes(cfg, lanczos, select),
     }
@@ -167,11 +177,16 @@ mod tests {
         let e = estimate(&cfg, 0, &LanczosOptions::default(), &Selection::default());
         // 32 layers of 4 d^2 + 3 d d_ff, two 256 x d embeddings, the gains.
         let params = 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008 + 4 * 4096) + 2 * 256 * 4096 + 4096;
-        assert_eq!(e.weights, 8 * params);
+        assert_eq!(weight_bytes(&cfg), 8 * params);
+        // The packed copies: two of each layer matrix (4096 and 11008 are whole panels: no
+        // padding).
+        let matrices = 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008);
+        assert_eq!(packed_bytes(&cfg), 2 * 8 * matrices);
+        assert_eq!(e.weights, 8 * params + 2 * 8 * matrices);
         assert_eq!(e.total(), e.weights + e.activations);
         let msg = message(e, DEFAULT_MEMORY_BUDGET);
         let want = format!(
-            "this network needs about {} of memory (weights 51.8 GB as f64, activations {}); \
+            "this network needs about {} of memory (weights 155.4 GB as f64, activations {}); \
              the limit is 8 GB — use smaller d, d_ff, layers or vocab",
             human(e.total()),
             human(e.activations)
@@ -234,6 +249,33 @@ mod tests {
              checkpoint, or fewer of its layers (layers; the whole file is still read)"
         );
         assert!(e.check(9 * GB).is_ok());
+    }
+
+    /// The packed copies' estimate is the lengths the model allocates, padding included (d_ff =
+    /// 300 and kv_heads < heads: panels that end part-way).
+    #[test]
+    fn packed_copies_are_counted_exactly() {
+        for mlp in [MlpKind::SwiGlu, MlpKind::Gelu] {
+            let cfg = Config {
+                d: 64,
+                heads: 4,
+                kv_heads: 2,
+                d_ff: 300,
+                tokens: 4,
+                layers: 2,
+                vocab: 16,
+                mlp,
+                mix_post_layers: 1,
+                ..Config::default_case()
+            };
+            let w = crate::Weights::seeded(&cfg, &mut crate::Gaussian::new(1));
+            let model = crate::Model::new(cfg.clone(), w).unwrap();
+            assert_eq!(
+                packed_bytes(&cfg),
+                8 * model.packed_elements() as u64,
+                "{mlp:?}"
+            );
+        }
     }
 
     #[test]

@@ -7,9 +7,9 @@
 use crate::error::LabError;
 use crate::linalg::axpy;
 use crate::ops::{
-    attn_forward, attn_jvp, attn_vjp, mlp_forward, mlp_jvp, mlp_vjp, norm_forward, norm_jvp,
-    norm_vjp, AttnCache, AttnShape, AttnWeights, MlpCache, MlpKind, MlpWeights, NormCache,
-    NormKind, Rope,
+    attn_forward, attn_jvp_packed, attn_vjp_packed, mlp_forward, mlp_jvp_packed, mlp_vjp_packed,
+    norm_forward, norm_jvp, norm_vjp, AttnCache, AttnPacked, AttnShape, AttnWeights, MlpCache,
+    MlpKind, MlpPacked, MlpWeights, NormCache, NormKind, Rope,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -541,9 +541,13 @@ pub struct LayerCache {
 pub struct Model {
     pub cfg: Config,
     /// Shared, not copied, with the [`crate::LabSpec`] that loaded them (`Arc::make_mut` for a
-    /// modified copy).
+    /// modified copy, which the forward pass and the loss read; the JVPs and VJPs read the copies
+    /// packed by [`Model::new`], so a network with modified weights needs a new model).
     pub weights: Arc<Weights>,
     rope: Rope,
+    /// Each layer's matrices packed once for the products of its JVP and VJP (two more copies of
+    /// every layer matrix, counted by the memory estimate).
+    packed: Vec<(AttnPacked, MlpPacked)>,
 }
 
 #[derive(Clone, Copy)]
@@ -564,7 +568,30 @@ impl Model {
             )));
         }
         let rope = Rope::new(cfg.tokens, cfg.d_head(), cfg.rope_theta);
-        Ok(Model { cfg, weights, rope })
+        let packed = weights.layers[..cfg.layers]
+            .iter()
+            .map(|w| {
+                (
+                    AttnPacked::new(cfg.attn_shape(), &w.attn),
+                    MlpPacked::new(cfg.mlp, &w.mlp, cfg.d, cfg.d_ff),
+                )
+            })
+            .collect();
+        Ok(Model {
+            cfg,
+            weights,
+            rope,
+            packed,
+        })
+    }
+
+    /// The f64s of the packed copies (checked against the memory estimate).
+    #[cfg(test)]
+    pub(crate) fn packed_elements(&self) -> usize {
+        self.packed
+            .iter()
+            .map(|(a, m)| a.packed_elements() + m.packed_elements())
+            .sum()
     }
 
     fn norms(&self, l: usize, which: Which) -> (&[f64], &[f64]) {
@@ -592,10 +619,10 @@ impl Model {
 
     fn f_jvp(&self, l: usize, cache: &FCache, du: &[f64]) -> Vec<f64> {
         let c = &self.cfg;
-        let w = &self.weights.layers[l - 1];
+        let (attn, mlp) = &self.packed[l - 1];
         match cache {
-            FCache::Attn(k) => attn_jvp(c.attn_shape(), &w.attn, &self.rope, k, du),
-            FCache::Mlp(k) => mlp_jvp(c.mlp, &w.mlp, k, du, c.tokens, c.d, c.d_ff),
+            FCache::Attn(k) => attn_jvp_packed(c.attn_shape(), attn, &self.rope, k, du),
+            FCache::Mlp(k) => mlp_jvp_packed(c.mlp, mlp, k, du, c.tokens, c.d, c.d_ff),
         }
     }
 
@@ -607,19 +634,19 @@ impl Model {
         gw: Option<&mut LayerWeights>,
     ) -> Vec<f64> {
         let c = &self.cfg;
-        let w = &self.weights.layers[l - 1];
+        let (attn, mlp) = &self.packed[l - 1];
         match cache {
-            FCache::Attn(k) => attn_vjp(
+            FCache::Attn(k) => attn_vjp_packed(
                 c.attn_shape(),
-                &w.attn,
+                attn,
                 &self.rope,
                 k,
                 g,
                 gw.map(|g| &mut g.attn),
             ),
-            FCache::Mlp(k) => mlp_vjp(
+            FCache::Mlp(k) => mlp_vjp_packed(
                 c.mlp,
-                &w.mlp,
+                mlp,
                 k,
                 g,
                 c.tokens,

@@ -278,14 +278,14 @@ fn huge_networks_are_refused_before_allocating() {
             "--vocab", "1048576", "--d", "8192", "--heads", "64", "--layers", "1", "--tokens", "2",
             "--json",
         ],
-        "this network needs about 141.9 GB of memory (weights 139.7 GB as f64, activations ",
+        "this network needs about 146.3 GB of memory (weights 144.1 GB as f64, activations ",
     );
     bad_huge(
         &[
             "--d", "4096", "--heads", "32", "--d-ff", "11008", "--layers", "32", "--tokens", "256",
             "--json",
         ],
-        "(weights 51.8 GB as f64, activations ",
+        "(weights 155.4 GB as f64, activations ",
     );
     bad_huge(
         &[
