@@ -6,13 +6,14 @@
 //!   cargo run --release -p depthlab --features parallel --example bench [-- --gpt2]
 //!
 //! `-- --end-to-end-once` (`-- --layer-norms-once`) times only the end-to-end (per-layer) norms of
-//! the default case, once (a quick check while tuning); `-- --gemm` the lab's product with the
+//! the default case, once, with its layer passes (a quick check while tuning); `-- --passes` the
+//! layer passes of every placement in the default case, by measurement; `-- --gemm` the lab's product with the
 //! right operand as stored (packed on every call) against packed once (as the layers use it);
 //! `-- --layer-ops` the GEMM rates by layout
 //! and the per-tangent cost of one layer's batched JVP and VJP (`LAYER_OPS_K1=1`: single passes
 //! only, for a profiler). `RAYON_NUM_THREADS=1` gives the single-threaded figures.
 
-use depthlab::{Config, InputSpec, LabSpec, LanczosOptions, Selection};
+use depthlab::{Config, InputSpec, LabSpec, LanczosOptions, Placement, Selection};
 use std::time::Instant;
 
 /// GFLOP/s of the lab's own product (`depthlab::bench::gemm_repeat`: c = x W^T, the layer
@@ -143,6 +144,39 @@ fn layer_ops() {
     }
 }
 
+/// Layer passes (one layer JVP or VJP of one vector) per placement in the default case, split by
+/// measurement: the machine-independent measure of a run's work.
+fn passes() {
+    for placement in Placement::ALL {
+        let mut row = Vec::new();
+        for (name, select) in [
+            ("end-to-end", only(false, true)),
+            ("layer norms", only(true, false)),
+            ("every measurement", Selection::default()),
+        ] {
+            let before = depthlab::bench::layer_passes();
+            let t = Instant::now();
+            let spec = LabSpec {
+                cfg: Config {
+                    placement,
+                    ..Config::default_case()
+                },
+                seed: 1,
+                weights: None,
+                input: InputSpec::Tokens(None),
+                lanczos: LanczosOptions::default(),
+                select,
+                memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
+            };
+            depthlab::run(&spec, &|_, _, _| {}).expect("run");
+            let secs = t.elapsed().as_secs_f64();
+            let n = depthlab::bench::layer_passes() - before;
+            row.push(format!("{name} {n} ({secs:.2} s)"));
+        }
+        println!("{}: layer passes {}", placement.name(), row.join(", "));
+    }
+}
+
 fn only(layer_norms: bool, end_to_end: bool) -> Selection {
     Selection {
         layer_norms,
@@ -155,6 +189,10 @@ fn only(layer_norms: bool, end_to_end: bool) -> Selection {
 
 fn main() {
     let gpt2 = std::env::args().any(|a| a == "--gpt2");
+    if std::env::args().any(|a| a == "--passes") {
+        passes();
+        return;
+    }
     if std::env::args().any(|a| a == "--gemm") {
         for (m, k, n) in [(32, 128, 344), (128, 128, 344), (32, 344, 128)] {
             let flops = 2.0 * (m * k * n) as f64;
@@ -177,13 +215,19 @@ fn main() {
         return;
     }
     if std::env::args().any(|a| a == "--layer-norms-once") {
+        let before = depthlab::bench::layer_passes();
         let (t, it) = time_selected(Config::default_case(), 1, only(true, false));
-        println!("default case, layer norms only: {t:.3} s, one run ({it} Lanczos steps)");
+        let passes = depthlab::bench::layer_passes() - before;
+        println!(
+            "default case, layer norms only: {t:.3} s, one run ({it} steps, {passes} layer passes)"
+        );
         return;
     }
     if std::env::args().any(|a| a == "--end-to-end-once") {
+        let before = depthlab::bench::layer_passes();
         let (t, it) = time_selected(Config::default_case(), 1, only(false, true));
-        println!("default case, end-to-end norms only: {t:.3} s, one run ({it} steps)");
+        let passes = depthlab::bench::layer_passes() - before;
+        println!("default case, end-to-end norms only: {t:.3} s, one run ({it} steps, {passes} layer passes)");
         return;
     }
     let (mut layer_rate, mut layer_peak) = (0.0, 0.0);

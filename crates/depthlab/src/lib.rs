@@ -16,7 +16,7 @@
 
 // The modules import one way, never in a circle (tests/module_graph.rs checks): `parallel`,
 // `linalg` and `error` import no other module; then the network (`ops`, `model`, `load`), the
-// iterations (`lanczos`, `end_to_end`), what a run is asked (`spec`) and what it needs
+// iterations (`ritz`, `lanczos`, `end_to_end`), what a run is asked (`spec`) and what it needs
 // (`memory`, from the configuration alone), what it reports (`report`, `fits`, `bound`), how
 // it is heard (`stages`) and joined (`shares`), and `measure`, which runs it.
 mod bound;
@@ -32,6 +32,7 @@ pub mod model;
 pub mod ops;
 mod parallel;
 mod report;
+mod ritz;
 mod shares;
 mod spec;
 mod stages;
@@ -50,6 +51,7 @@ pub use ops::{MlpKind, NormKind};
 /// operations the lab's products have done, so a run's fraction of the GEMM peak can be reported.
 pub mod bench {
     pub use crate::linalg::{gemm_flops, gemm_repeat, gemm_repeat_packed};
+    pub use crate::model::layer_passes;
 }
 
 pub mod testing {

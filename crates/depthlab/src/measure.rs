@@ -6,9 +6,11 @@
 //! - `jacobian_norm`: ||J_l||_2, J_l = d x_(l+1) / d x_l as a (T d) x (T d) matrix (all tokens at
 //!   once, causal coupling included), by Lanczos on J_l^T J_l ([`crate::lanczos`]).
 //! - `jacobian_minus_identity_norm`: ||J_l - I||_2, the same way.
-//! - `end_to_end_norm`: ||d x_(L+1) / d x_l||_2 = ||J_L ... J_l||_2, for every l at once by
-//!   Rayleigh-Ritz on one output-space subspace shared by all suffixes, finished where needed by
-//!   per-suffix Lanczos ([`crate::end_to_end`]); the same lower bound and residual as Lanczos.
+//! - `end_to_end_norm`: ||d x_(L+1) / d x_l||_2 = ||J_L ... J_l||_2, for every l by Rayleigh-Ritz
+//!   on one output-space subspace shared by all suffixes, longest first ([`crate::end_to_end`]);
+//!   `end_to_end_upper` a probabilistic upper bound on it from Gaussian probes (docs/MATH.md §9.3).
+//! - every norm's `interval`: the lower end the reported norm (a Rayleigh quotient, a bound), the
+//!   upper end what its residual implies (docs/MATH.md §9.2; a measurement's interval).
 //! - `log_product_of_norms`: sum_{k=l}^{L} log ||J_k||_2, what a product of per-layer bounds can at
 //!   best bound (submultiplicativity: end_to_end_norm <= exp(log_product_of_norms)).
 //! - `grad_norm`: Frobenius norm of d loss / d theta_l over all of layer l's parameters, loss the
@@ -26,6 +28,7 @@
 //!   ||d x_(L+1) / d x_l|| in the paper's argument, and the looseness log(bound) - log(measured).
 
 use crate::bound::bound_report;
+use crate::end_to_end::{end_to_end_norms, probe_level, Layers, Suffix, PROBES, PROBE_PROBABILITY};
 use crate::error::{LabError, MemoryEstimate};
 use crate::fits::log_linear_fit;
 use crate::lanczos::{lanczos_top, LanczosOptions, NormEstimate};
@@ -33,15 +36,16 @@ use crate::linalg::{dot, norm2};
 use crate::model::{Gaussian, LayerCache, LayerWeights, Model, Weights};
 use crate::parallel::map_indices;
 use crate::report::{derive_products_of_norms, interval_sub};
-use crate::stages::{share_layers, share_suffixes, with_hooks, Ctx, Event};
+use crate::stages::{share_layers, with_hooks, Ctx, Event};
 use std::sync::Arc;
 
 // The public surface of a run, gathered here from the modules that hold each concern.
 pub use crate::bound::{paper_a_b, power_law_product};
-pub use crate::end_to_end::end_to_end_chains;
 pub use crate::fits::student_t_975;
 pub use crate::parallel::worker_threads;
-pub use crate::report::{BoundReport, Digests, Fit, Interval, LayerReport, LayerUpdate, Report};
+pub use crate::report::{
+    BoundReport, Digests, Fit, Interval, LayerReport, LayerUpdate, ProbeBound, Report,
+};
 pub use crate::shares::merge_shares;
 pub use crate::spec::{InputSpec, LabSpec, Selection, Share, MAX_ITER};
 pub use crate::stages::{
@@ -339,14 +343,44 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
     }
     cancelled()?;
 
+    let share = spec.select.share;
+    // The end-to-end norms first, longest suffix first: the whole network's norm is the first
+    // number after the variances.
+    let (level, probability) = probe_level(PROBES, PROBE_PROBABILITY);
+    let upper_of = |s: &Suffix| libm::sqrt(s.frobenius_squared / level);
+    let e2e: Vec<Option<Suffix>> = if spec.select.end_to_end && share.has_end_to_end() {
+        let emit = |l: usize, s: Suffix| {
+            ctx.emit(Event::Layer(Box::new(LayerUpdate {
+                layer: l,
+                end_to_end_norm: Some(s.estimate.norm),
+                end_to_end: Some(s.estimate),
+                end_to_end_upper: Some(upper_of(&s)),
+                ..LayerUpdate::default()
+            })));
+            ctx.emit(Event::Progress(STAGE_END_TO_END, l, big_l));
+        };
+        let chain = Layers {
+            model: &model,
+            caches: &caches,
+        };
+        let suffixes = end_to_end_norms(&chain, opts, &stop, &emit);
+        cancelled()?;
+        suffixes.into_iter().flatten().map(Some).collect()
+    } else {
+        vec![None; big_l]
+    };
+    let upper_bound = e2e.first().copied().flatten().map(|_| ProbeBound {
+        probes: PROBES,
+        probability,
+        simultaneous: false,
+    });
+
     let done = std::sync::atomic::AtomicUsize::new(0);
     let tick = |phase: &'static str, total: usize| {
         let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         ctx.emit(Event::Progress(phase, k, total));
     };
-    let share = spec.select.share;
     let my_layers = share_layers(share, big_l);
-    let my_suffixes = share_suffixes(share, big_l);
     let per_layer: Vec<Option<(NormEstimate, NormEstimate)>> = if spec.select.layer_norms {
         let v = map_indices(big_l, |i| {
             let l = i + 1;
@@ -371,36 +405,6 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
             Some((j, jmi))
         });
         cancelled()?;
-        v
-    } else {
-        vec![None; big_l]
-    };
-    done.store(0, std::sync::atomic::Ordering::Relaxed);
-    let e2e: Vec<Option<NormEstimate>> = if spec.select.end_to_end {
-        let emit = |l: usize, r: NormEstimate| {
-            ctx.emit(Event::Layer(Box::new(LayerUpdate {
-                layer: l,
-                end_to_end_norm: Some(r.norm),
-                end_to_end: Some(r),
-                ..LayerUpdate::default()
-            })));
-            tick(STAGE_END_TO_END, my_suffixes);
-        };
-        let chains: Vec<(usize, usize)> = end_to_end_chains(big_l)
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| share.has_chain(*i))
-            .map(|(_, c)| c)
-            .collect();
-        let parts = map_indices(chains.len(), |i| {
-            let (from, to) = chains[i];
-            crate::end_to_end::end_to_end_chain(&model, &caches, from, to, opts, &stop, &emit)
-        });
-        cancelled()?;
-        let mut v = vec![None; big_l];
-        for (l, r) in parts.into_iter().flatten().flatten() {
-            v[l - 1] = Some(r);
-        }
         v
     } else {
         vec![None; big_l]
@@ -479,7 +483,8 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
             grad_to_jacobian_minus_identity: None,
             jacobian: j,
             jacobian_minus_identity: jmi,
-            end_to_end: e2e[l - 1],
+            end_to_end: e2e[l - 1].map(|s| s.estimate),
+            end_to_end_upper: e2e[l - 1].as_ref().map(upper_of),
             grad_norms: grads.as_ref().map(|g| g[l - 1].clone()),
             bound_unscaled_log: suffix_of(&bound.prefix_unscaled),
             bound_scaled_log: suffix_of(&bound.prefix_scaled),
@@ -505,5 +510,6 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
         lanczos_tol: opts.tol,
         digest: digests,
         share,
+        upper_bound,
     })
 }

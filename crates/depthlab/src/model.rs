@@ -13,7 +13,18 @@ use crate::ops::{
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// Layer passes (one layer's JVP or VJP of one vector; a batch of k counts k) since the process
+/// (or wasm instance) started: the benchmarks report a run's count, the measure of its work that
+/// does not depend on the machine.
+static LAYER_PASSES: AtomicU64 = AtomicU64::new(0);
+
+/// See [`LAYER_PASSES`].
+pub fn layer_passes() -> u64 {
+    LAYER_PASSES.load(Ordering::Relaxed)
+}
 
 /// Where the norms sit in each block (the paper's comparisons; docs/MATH.md, section 9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -791,6 +802,8 @@ impl Model {
             0,
             "k stacked T x d tangents"
         );
+        let count = dxs.len() / (self.cfg.tokens * self.cfg.d);
+        LAYER_PASSES.fetch_add(count as u64, Ordering::Relaxed);
         let dh = self.sub_jvp(l, Which::Attn, &c.attn, dxs);
         self.sub_jvp(l, Which::Mlp, &c.mlp, &dh)
     }
@@ -802,6 +815,8 @@ impl Model {
             0,
             "k stacked T x d cotangents"
         );
+        let count = gys.len() / (self.cfg.tokens * self.cfg.d);
+        LAYER_PASSES.fetch_add(count as u64, Ordering::Relaxed);
         let gh = self.sub_vjp(l, Which::Mlp, &c.mlp, gys, None);
         self.sub_vjp(l, Which::Attn, &c.attn, &gh, None)
     }
@@ -815,6 +830,7 @@ impl Model {
         mut gw: Option<&mut LayerWeights>,
     ) -> Vec<f64> {
         debug_assert_eq!(gy.len(), self.cfg.tokens * self.cfg.d);
+        LAYER_PASSES.fetch_add(1, Ordering::Relaxed);
         let gh = self.sub_vjp(l, Which::Mlp, &c.mlp, gy, gw.as_deref_mut());
         self.sub_vjp(l, Which::Attn, &c.attn, &gh, gw)
     }

@@ -66,6 +66,9 @@ pub struct LayerReport {
     pub jacobian: Option<NormEstimate>,
     pub jacobian_minus_identity: Option<NormEstimate>,
     pub end_to_end: Option<NormEstimate>,
+    /// A probabilistic upper bound on ||d x_(L+1) / d x_l||_2 from the Gaussian probes: it holds
+    /// with probability at least [`Report::upper_bound`]'s `probability` (docs/MATH.md §9).
+    pub end_to_end_upper: Option<f64>,
     pub grad_norms: Option<Vec<(String, f64)>>,
     /// log prod_{k=l}^{L} of the Eq. 9 factor with the measured variances (certified).
     pub bound_unscaled_log: Option<Interval>,
@@ -173,6 +176,19 @@ pub struct Report {
     pub digest: Digests,
     /// The part of the run this report holds ([`Share::WHOLE`] for a whole run).
     pub share: Share,
+    /// What the end-to-end upper bounds ([`LayerReport::end_to_end_upper`]) rest on; `None` when
+    /// the end-to-end norms were not measured.
+    pub upper_bound: Option<ProbeBound>,
+}
+
+/// The probes behind the end-to-end upper bounds: each `end_to_end_upper` holds with probability
+/// at least `probability` (for all suffixes at once when `simultaneous`, else for each suffix
+/// on its own), whatever the network's singular values (docs/MATH.md §9).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ProbeBound {
+    pub probes: usize,
+    pub probability: f64,
+    pub simultaneous: bool,
 }
 
 /// See [`Report::digest`].
@@ -204,6 +220,8 @@ pub struct LayerUpdate {
     pub jacobian_minus_identity: Option<NormEstimate>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_to_end: Option<NormEstimate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_to_end_upper: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grad_norms: Option<Vec<(String, f64)>>,
 }

@@ -48,6 +48,9 @@ pub fn merge_shares(parts: Vec<Report>) -> Result<Report, LabError> {
             merged.loss = part.loss;
             merged.angular_distance = part.angular_distance.clone();
         }
+        if part.share.has_end_to_end() {
+            merged.upper_bound = part.upper_bound;
+        }
         for (m, p) in merged.layers.iter_mut().zip(&part.layers) {
             if part.share.has_extras() {
                 m.grad_norms = p.grad_norms.clone();
@@ -55,6 +58,7 @@ pub fn merge_shares(parts: Vec<Report>) -> Result<Report, LabError> {
             m.jacobian = m.jacobian.or(p.jacobian);
             m.jacobian_minus_identity = m.jacobian_minus_identity.or(p.jacobian_minus_identity);
             m.end_to_end = m.end_to_end.or(p.end_to_end);
+            m.end_to_end_upper = m.end_to_end_upper.or(p.end_to_end_upper);
         }
     }
     merged

@@ -28,13 +28,14 @@ pub struct Selection {
 }
 
 /// One of `count` parts of a run's measurements, so that `count` processes (the lab page's
-/// workers) can measure one network side by side; [`merge_shares`] joins their reports into the
-/// report of the whole run, bit for bit. Every share builds the model and runs the forward pass
-/// (cheap beside the norms). Share `index` measures the per-layer norms of the layers l with
-/// (l - 1) mod count = index and the end-to-end chains i ([`end_to_end_chains`]) with
-/// i mod count = index; the last share also the gradients and the angular distances. Each norm
-/// is computed by the same code on the same data as in a whole run (the chains are fixed by L
-/// alone), which is why the merged numbers equal the whole run's.
+/// workers) can measure one network side by side; [`crate::measure::merge_shares`] joins their
+/// reports into the report of the whole run, bit for bit. Every share builds the model and runs
+/// the forward pass (cheap beside the norms). Share 0 measures the end-to-end norms (one
+/// iteration over all suffixes, longest first: it cannot be split without losing what each
+/// suffix reuses from the ones before); the per-layer norms of layer l go to share
+/// 1 + (l - 1) mod (count - 1) (to share 0 when count = 1); the last share also measures the
+/// gradients and the angular distances. Each norm is computed by the same code on the same data
+/// as in a whole run, which is why the merged numbers equal the whole run's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Share {
     pub index: usize,
@@ -48,11 +49,15 @@ impl Share {
     pub const MAX_COUNT: usize = 64;
 
     pub(crate) fn has_layer(self, l: usize) -> bool {
-        (l - 1) % self.count == self.index
+        if self.count == 1 {
+            true
+        } else {
+            1 + (l - 1) % (self.count - 1) == self.index
+        }
     }
 
-    pub(crate) fn has_chain(self, i: usize) -> bool {
-        i % self.count == self.index
+    pub(crate) fn has_end_to_end(self) -> bool {
+        self.index == 0
     }
 
     pub(crate) fn has_extras(self) -> bool {

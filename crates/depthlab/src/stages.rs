@@ -2,7 +2,6 @@
 //! progress and per-layer callbacks and the stop flag ([`Hooks`]), and the workers' side of them
 //! ([`Ctx`]: events out through a channel with `parallel`, direct calls without).
 
-use crate::end_to_end::end_to_end_chains;
 use crate::report::LayerUpdate;
 use crate::spec::{LabSpec, Share};
 use serde::Serialize;
@@ -12,8 +11,8 @@ pub type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
 
 /// Stage names, as passed to the progress callback, in the order a run goes through them.
 pub const STAGE_FORWARD: &str = "forward";
-pub const STAGE_LAYER_JACOBIANS: &str = "layer Jacobians";
 pub const STAGE_END_TO_END: &str = "end-to-end Jacobians";
+pub const STAGE_LAYER_JACOBIANS: &str = "layer Jacobians";
 pub const STAGE_GRADIENTS: &str = "gradients";
 
 /// One stage of a run: its name (the progress callback's `phase`) and its step count (`total`).
@@ -32,17 +31,18 @@ pub fn stages(spec: &LabSpec) -> Vec<Stage> {
         total: 1,
     }];
     let share = spec.select.share;
-    // A share may have no layer or no suffix of its own (more shares than layers or chains).
+    // The end-to-end norms first: the whole network's norm (suffix 1) is the first they give.
+    if spec.select.end_to_end && share.has_end_to_end() {
+        v.push(Stage {
+            name: STAGE_END_TO_END,
+            total: big_l,
+        });
+    }
+    // A share may have no layer of its own (more shares than layers).
     if spec.select.layer_norms && share_layers(share, big_l) > 0 {
         v.push(Stage {
             name: STAGE_LAYER_JACOBIANS,
             total: share_layers(share, big_l),
-        });
-    }
-    if spec.select.end_to_end && share_suffixes(share, big_l) > 0 {
-        v.push(Stage {
-            name: STAGE_END_TO_END,
-            total: share_suffixes(share, big_l),
         });
     }
     if spec.select.gradients && share.has_extras() {
@@ -57,16 +57,6 @@ pub fn stages(spec: &LabSpec) -> Vec<Stage> {
 /// How many layers' per-layer norms `share` measures.
 pub(crate) fn share_layers(share: Share, layers: usize) -> usize {
     (1..=layers).filter(|&l| share.has_layer(l)).count()
-}
-
-/// How many suffixes' end-to-end norms `share` measures.
-pub(crate) fn share_suffixes(share: Share, layers: usize) -> usize {
-    end_to_end_chains(layers)
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| share.has_chain(*i))
-        .map(|(_, (from, to))| from + 1 - to)
-        .sum()
 }
 
 /// the caller's thread only (natively the work runs on other threads and reports back through a

@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use depthlab::measure::{run_streaming, stages, Hooks, LayerUpdate, STAGE_END_TO_END};
+use depthlab::measure::{run_streaming, stages, Hooks, LayerUpdate, STAGE_LAYER_JACOBIANS};
 use depthlab::{Config, InputSpec, LabError, LabSpec, LanczosOptions, Placement, Selection};
 use std::cell::{Cell, RefCell};
 use std::time::Instant;
@@ -44,6 +44,7 @@ fn merge(rows: &mut [LayerUpdate], u: &LayerUpdate) {
         jacobian,
         jacobian_minus_identity,
         end_to_end,
+        end_to_end_upper,
         grad_norms
     );
 }
@@ -59,13 +60,26 @@ fn streamed_layers_equal_the_report_and_arrive_before_it() {
         let spec = spec(cfg);
         let rows = RefCell::new(vec![LayerUpdate::default(); big_l]);
         let phases = RefCell::new(Vec::<(String, usize, usize)>::new());
-        // The first layer-Jacobian update must come before the end-to-end stage starts: partial
-        // results are streamed, not replayed at the end.
-        let first_jacobian_at = Cell::new(None);
+        // The whole network's end-to-end norm (layer 1, with its upper bound) is the first norm
+        // streamed, before every other suffix's and every layer Jacobian's; and it arrives before
+        // the layer-Jacobian stage starts: partial results are streamed, not replayed at the end.
+        let norms_seen = RefCell::new(Vec::<(usize, &'static str)>::new());
+        let first_e2e_at = Cell::new(None);
         let progress = |p: &str, d: usize, t: usize| phases.borrow_mut().push((p.into(), d, t));
         let on_layer = |u: &LayerUpdate| {
-            if u.jacobian_norm.is_some() && first_jacobian_at.get().is_none() {
-                first_jacobian_at.set(Some(phases.borrow().len()));
+            if u.end_to_end_norm.is_some() {
+                assert!(
+                    u.end_to_end_upper.is_some(),
+                    "layer {}: no upper bound",
+                    u.layer
+                );
+                norms_seen.borrow_mut().push((u.layer, "end-to-end"));
+                if first_e2e_at.get().is_none() {
+                    first_e2e_at.set(Some(phases.borrow().len()));
+                }
+            }
+            if u.jacobian_norm.is_some() {
+                norms_seen.borrow_mut().push((u.layer, "jacobian"));
             }
             merge(&mut rows.borrow_mut(), u);
         };
@@ -88,17 +102,24 @@ fn streamed_layers_equal_the_report_and_arrive_before_it() {
             assert_eq!(row.grad_norm, l.grad_norm);
             assert_eq!(row.jacobian, l.jacobian);
             assert_eq!(row.end_to_end, l.end_to_end);
+            assert_eq!(row.end_to_end_upper, l.end_to_end_upper);
             assert_eq!(row.grad_norms, l.grad_norms);
             assert!(row.jacobian_norm.is_some() && row.end_to_end_norm.is_some());
         }
         let phases = phases.into_inner();
-        let e2e_start = phases
+        assert_eq!(
+            norms_seen.borrow().first(),
+            Some(&(1, "end-to-end")),
+            "{placement:?}: {:?}",
+            norms_seen.borrow()
+        );
+        let jacobians_start = phases
             .iter()
-            .position(|(p, _, _)| p == STAGE_END_TO_END)
-            .expect("an end-to-end progress event");
+            .position(|(p, _, _)| p == STAGE_LAYER_JACOBIANS)
+            .expect("a layer-Jacobian progress event");
         assert!(
-            first_jacobian_at.get().unwrap() < e2e_start,
-            "{placement:?}: no layer Jacobian streamed before the end-to-end stage"
+            first_e2e_at.get().unwrap() < jacobians_start,
+            "{placement:?}: the whole network's norm did not stream before the layer Jacobians"
         );
         // Every phase named is an announced stage, with its announced total, in the announced
         // order, and each stage reaches done == total.
@@ -168,15 +189,15 @@ fn should_stop_before_any_work_cancels() {
 #[test]
 fn should_stop_mid_run_cancels_the_default_case() {
     // The default case takes far longer than one layer operation; stop as soon as the
-    // first layer's Jacobian norms arrive and check the run ends Cancelled without reaching the
-    // end-to-end stage's completion. The delay from stop to return is printed (reported, not a
-    // test: timings on the shared machine are noisy).
+    // whole network's end-to-end norm arrives (the run's first norm) and check the run ends
+    // Cancelled before the other suffixes finish. The delay from stop to return is printed
+    // (reported, not a test: timings on the shared machine are noisy).
     let spec = spec(Config::default_case());
     let stop = Cell::new(false);
     let stopped_at = Cell::new(None::<Instant>);
     let finished_e2e = Cell::new(0);
     let on_layer = |u: &LayerUpdate| {
-        if u.jacobian_norm.is_some() && !stop.get() {
+        if u.end_to_end_norm.is_some() && !stop.get() {
             stop.set(true);
             stopped_at.set(Some(Instant::now()));
         }

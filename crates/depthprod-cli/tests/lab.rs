@@ -66,7 +66,27 @@ fn contract_fields() {
             "layer {}: {e2e} > {prod}",
             i + 1
         );
+        // Each norm's interval starts at the norm and is at most tol (1e-6) wide on the square;
+        // the end-to-end norm has a probabilistic upper bound above its interval.
+        for k in ["jacobian", "jacobian_minus_identity", "end_to_end"] {
+            let (norm, iv) = (l[k]["norm"].as_f64().unwrap(), &l[k]["interval"]);
+            let (lo, hi) = (iv[0].as_f64().unwrap(), iv[1].as_f64().unwrap());
+            assert!(
+                lo == norm && norm <= hi && hi * hi - lo * lo <= 1e-6 * lo * lo,
+                "{k}"
+            );
+            assert_eq!(l[k]["converged"], true, "layer {} {k}", i + 1);
+        }
+        let upper = l["end_to_end_upper"].as_f64().unwrap();
+        assert!(
+            upper >= l["end_to_end"]["interval"][1].as_f64().unwrap(),
+            "layer {}",
+            i + 1
+        );
     }
+    assert_eq!(v["upper_bound"]["probes"], 8);
+    assert!(v["upper_bound"]["probability"].as_f64().unwrap() >= 0.999);
+    assert_eq!(v["upper_bound"]["simultaneous"], false);
     assert!(v["fit"]["power"]["c"].is_f64() && v["fit"]["power"]["q"].is_f64());
     assert!(v["fit"]["exponential"]["c"].is_f64() && v["fit"]["exponential"]["lambda"].is_f64());
     let b = &v["bound"];
