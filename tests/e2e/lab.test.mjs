@@ -243,15 +243,16 @@ test('Cancel stops a large run at once, the page stays responsive, and the next 
     `the page itself fetched the lab's wasm (it belongs to the workers): ${mainThreadWasm.join(', ')}`,
   );
   assert.equal(await page.evaluate(() => document.body.dataset.labState), 'running');
-  // Layers arrive as they finish: every variance after the forward pass, then ||J_l|| one by one.
+  // Layers arrive as they finish: every variance after the forward pass, then the end-to-end
+  // norms, the whole network's (layer 1's) first, then ||J_l|| one by one.
   await page.waitForFunction(() => {
     const t = document.querySelector('[data-testid="lab-table-pre"]');
-    return t && t.tBodies[0].rows.length === 32 && Number.isFinite(Number(t.tBodies[0].rows[0].cells[2].textContent));
+    return t && t.tBodies[0].rows.length === 32 && Number.isFinite(Number(t.tBodies[0].rows[0].cells[4].textContent));
   }, null, { timeout: 300_000 });
   const streamed = await readTable(page, 'pre');
   assert.equal(await page.getAttribute('[data-testid="lab-table-pre"]', 'data-complete'), 'false');
   assert.ok(streamed.rows.every((r) => Number(r[1]) > 0), 'every layer has its variance after the forward pass');
-  assert.equal(streamed.rows[31][4], '—', 'the end-to-end norms come later');
+  assert.equal(streamed.rows[31][2], '—', 'the layer norms come later');
   // The status names the stage and layer of each placement, after the time the run has taken so far.
   assert.match(await page.textContent('[data-testid="lab-status"]'), /^Running, \d+ s so far… (Pre-LN \(1 of 2\)|LNS \(2 of 2\)): [a-z -]+(, (layer|suffix) \d+ of 32)?/);
   const cancelMs = await page.evaluate(() => {
