@@ -9,6 +9,7 @@
 //! the default case, once, with its layer passes (a quick check while tuning); `-- --passes` the
 //! layer passes of every placement in the default case, by measurement; `-- --gemm` the lab's product with the
 //! right operand as stored (packed on every call) against packed once (as the layers use it);
+//! `-- --profile [--gpt2]` one run's time, layer passes and products by stage;
 //! `-- --layer-ops` the GEMM rates by layout
 //! and the per-tangent cost of one layer's batched JVP and VJP (`LAYER_OPS_K1=1`: single passes
 //! only, for a profiler). `RAYON_NUM_THREADS=1` gives the single-threaded figures.
@@ -177,6 +178,87 @@ fn passes() {
     }
 }
 
+/// The GPT-2-small-like dimensions: d = 768, 12 heads, d_ff = 3072, T = 64, L = 12.
+fn gpt2_case() -> Config {
+    Config {
+        d: 768,
+        heads: 12,
+        kv_heads: 12,
+        d_ff: 3072,
+        tokens: 64,
+        layers: 12,
+        ..Config::default_case()
+    }
+}
+
+/// Where one run's time goes: each stage's span (its first progress event to its last), the
+/// layer passes and the products' floating-point operations the run did in that span, and the
+/// time per layer pass. With threads the end-to-end and the per-layer norms run side by side, so
+/// their spans overlap and share the counts; `RAYON_NUM_THREADS=1` runs them one after the other.
+fn profile(cfg: Config) {
+    use std::cell::RefCell;
+    let spec = LabSpec {
+        cfg,
+        seed: 1,
+        weights: None,
+        input: InputSpec::Tokens(None),
+        lanczos: LanczosOptions::default(),
+        select: Selection::default(),
+        memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
+    };
+    let start = Instant::now();
+    let counters = || {
+        (
+            start.elapsed().as_secs_f64(),
+            depthlab::bench::layer_passes(),
+            depthlab::bench::gemm_flops(),
+        )
+    };
+    // stage -> (first event, last event), each (seconds, passes, flops).
+    type Mark = (f64, u64, u64);
+    let spans: RefCell<Vec<(String, Mark, Mark)>> = RefCell::new(Vec::new());
+    let progress = |stage: &str, _: usize, _: usize| {
+        let now = counters();
+        let mut spans = spans.borrow_mut();
+        match spans.iter_mut().find(|s| s.0 == stage) {
+            Some(s) => s.2 = now,
+            None => spans.push((stage.to_string(), now, now)),
+        }
+    };
+    let hooks = depthlab::measure::Hooks {
+        progress: &progress,
+        on_layer: &|_| {},
+        should_stop: &|| false,
+    };
+    let (_, passes0, flops0) = counters();
+    depthlab::measure::run_streaming(&spec, &hooks).expect("run");
+    let (total, passes1, flops1) = counters();
+    println!(
+        "d={} T={} L={}, every measurement, {} thread(s): {total:.2} s, {} layer passes, {:.1} GFLOP of products",
+        spec.cfg.d,
+        spec.cfg.tokens,
+        spec.cfg.layers,
+        depthlab::measure::worker_threads(),
+        passes1 - passes0,
+        (flops1 - flops0) as f64 / 1e9
+    );
+    for (stage, first, last) in spans.borrow().iter() {
+        let (secs, passes) = (last.0 - first.0, last.1 - first.1);
+        let per = if passes > 0 {
+            format!(", {:.2} ms per pass", 1e3 * secs / passes as f64)
+        } else {
+            String::new()
+        };
+        println!(
+            "  {stage}: {:.2} s to {:.2} s ({:.0} %), {passes} layer passes, {:.1} GFLOP{per}",
+            first.0,
+            last.0,
+            100.0 * secs / total,
+            (last.2 - first.2) as f64 / 1e9
+        );
+    }
+}
+
 fn only(layer_norms: bool, end_to_end: bool) -> Selection {
     Selection {
         layer_norms,
@@ -189,6 +271,14 @@ fn only(layer_norms: bool, end_to_end: bool) -> Selection {
 
 fn main() {
     let gpt2 = std::env::args().any(|a| a == "--gpt2");
+    if std::env::args().any(|a| a == "--profile") {
+        profile(if std::env::args().any(|a| a == "--gpt2") {
+            gpt2_case()
+        } else {
+            Config::default_case()
+        });
+        return;
+    }
     if std::env::args().any(|a| a == "--passes") {
         passes();
         return;
@@ -261,16 +351,7 @@ fn main() {
     let (t, it) = time_run(Config::default_case(), 3);
     println!("default case d=128 h=4 d_ff=344 T=32 L=32, every measurement: {t:.3} s best of 3 ({it} Lanczos steps)");
     if gpt2 {
-        let cfg = Config {
-            d: 768,
-            heads: 12,
-            kv_heads: 12,
-            d_ff: 3072,
-            tokens: 64,
-            layers: 12,
-            ..Config::default_case()
-        };
-        let (t, it) = time_run(cfg, 1);
+        let (t, it) = time_run(gpt2_case(), 1);
         println!("GPT-2-small-like d=768 h=12 d_ff=3072 T=64 L=12, every measurement: {t:.1} s ({it} Lanczos steps)");
     }
 }

@@ -348,7 +348,11 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
     // number after the variances.
     let (level, probability) = probe_level(PROBES, PROBE_PROBABILITY);
     let upper_of = |s: &Suffix| libm::sqrt(s.frobenius_squared / level);
-    let e2e: Vec<Option<Suffix>> = if spec.select.end_to_end && share.has_end_to_end() {
+    let end_to_end = || -> Vec<Option<Suffix>> {
+        if !(spec.select.end_to_end && share.has_end_to_end()) {
+            return vec![None; big_l];
+        }
+        ctx.emit(Event::Progress(STAGE_END_TO_END, 0, big_l));
         let emit = |l: usize, s: Suffix| {
             ctx.emit(Event::Layer(Box::new(LayerUpdate {
                 layer: l,
@@ -363,26 +367,19 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
             model: &model,
             caches: &caches,
         };
-        let suffixes = end_to_end_norms(&chain, opts, &stop, &emit);
-        cancelled()?;
-        suffixes.into_iter().flatten().map(Some).collect()
-    } else {
-        vec![None; big_l]
-    };
-    let upper_bound = e2e.first().copied().flatten().map(|_| ProbeBound {
-        probes: PROBES,
-        probability,
-        simultaneous: false,
-    });
-
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    let tick = |phase: &'static str, total: usize| {
-        let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        ctx.emit(Event::Progress(phase, k, total));
+        match end_to_end_norms(&chain, opts, &stop, &emit) {
+            Some(v) => v.into_iter().map(Some).collect(),
+            None => vec![None; big_l],
+        }
     };
     let my_layers = share_layers(share, big_l);
-    let per_layer: Vec<Option<(NormEstimate, NormEstimate)>> = if spec.select.layer_norms {
-        let v = map_indices(big_l, |i| {
+    let layer_norms = || -> Vec<Option<(NormEstimate, NormEstimate)>> {
+        if !spec.select.layer_norms || my_layers == 0 {
+            return vec![None; big_l];
+        }
+        ctx.emit(Event::Progress(STAGE_LAYER_JACOBIANS, 0, my_layers));
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        map_indices(big_l, |i| {
             let l = i + 1;
             if !share.has_layer(l) {
                 return None;
@@ -401,14 +398,25 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
                 jacobian_minus_identity: Some(jmi),
                 ..LayerUpdate::default()
             })));
-            tick(STAGE_LAYER_JACOBIANS, my_layers);
+            let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            ctx.emit(Event::Progress(STAGE_LAYER_JACOBIANS, k, my_layers));
             Some((j, jmi))
-        });
-        cancelled()?;
-        v
-    } else {
-        vec![None; big_l]
+        })
     };
+    // Natively the per-layer norms run beside the end-to-end ones (whose sweeps are mostly of one
+    // vector at a time, so they keep one core busy); in one thread (the wasm module) the
+    // end-to-end norms come first. Either way each norm is computed by the same operations on
+    // the same data, so the numbers are the same.
+    #[cfg(feature = "parallel")]
+    let (e2e, per_layer) = rayon::join(end_to_end, layer_norms);
+    #[cfg(not(feature = "parallel"))]
+    let (e2e, per_layer) = (end_to_end(), layer_norms());
+    cancelled()?;
+    let upper_bound = e2e.first().copied().flatten().map(|_| ProbeBound {
+        probes: PROBES,
+        probability,
+        simultaneous: false,
+    });
 
     let (loss, grads) = if spec.select.gradients && share.has_extras() {
         ctx.emit(Event::Progress(STAGE_GRADIENTS, 0, 1));
