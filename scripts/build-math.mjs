@@ -4,8 +4,10 @@
 // www/js/explorer/proofs.js turns into DOM nodes with createElementNS. The page parses no TeX and no markup.
 //
 // A live number is written `\slot{id}` in the TeX; it becomes <mn data-slot="id">, whose text the
-// page sets from the core. The generated module is committed, so the page, the offline single file
-// and the embed need no build step for it; tests/e2e/math-build.test.mjs fails when it is stale.
+// page sets from the core. `\general{…}` (a statement about other parameter values than the
+// card's) becomes <mrow data-general="1">, which the equation tests skip. The generated module is
+// committed, so the page, the offline single file and the embed need no build step for it;
+// tests/e2e/math-build.test.mjs fails when it is stale.
 //
 //   node scripts/build-math.mjs           writes www/js/explorer/proofs-math.js
 //   node scripts/build-math.mjs --check   exits 1 if www/js/explorer/proofs-math.js is not up to date
@@ -93,7 +95,7 @@ function render(tex, display) {
       annotate: false,
       throwOnError: true,
       trust: (context) => context.command === '\\data',
-      macros: { '\\slot': '\\data{slot=#1}{0}' },
+      macros: { '\\slot': '\\data{slot=#1}{0}', '\\general': '\\data{general=1}{#1}' },
     });
   } catch (e) {
     fail(`temml could not render ${JSON.stringify(tex)}: ${e.message}`);
@@ -134,9 +136,8 @@ function compile(proof) {
       const out = {};
       if (b.p !== undefined) out.p = prose(b.p);
       else if (b.m !== undefined) out.m = render(b.m, true);
-      else if (b.terms) out.terms = true;
-      else fail(`a block with neither p, m nor terms: ${JSON.stringify(b)}`);
-      if (b.chain) out.chain = b.chain;
+      else fail(`a block with neither p nor m: ${JSON.stringify(b)}`);
+      for (const key of Object.keys(b)) if (!['p', 'm', 'when'].includes(key)) fail(`unknown block key ${key} in ${JSON.stringify(b)}`);
       if (b.when) out.when = b.when;
       return out;
     }),
@@ -145,11 +146,6 @@ function compile(proof) {
 
 const proofs = Object.fromEntries(Object.entries(PROOFS).map(([id, p]) => [id, compile(p)]));
 const fallback = compile(FALLBACK);
-for (const [id, p] of Object.entries(PROOFS)) {
-  for (const b of p.blocks) {
-    for (const term of (b.chain || []).flat()) if (!b.m?.includes(`\\slot{${term}}`)) fail(`${id}: chain term ${term} is not a slot of its formula`);
-  }
-}
 
 const json = JSON.stringify({ PROOFS: proofs, FALLBACK: fallback });
 const packed = gzipSync(json, { level: 9 }).toString('base64');

@@ -148,6 +148,11 @@ links.forEach(([tag], i) => {
   single = single.replace(tag, i === 0 ? `<style>${css}</style>\n` : '');
 });
 for (const [tag] of modules) single = single.replace(tag, '');
+// The icon is inlined as a data: URL (img-src allows data:), so the file requests no favicon.
+const iconTag = /<link\s+rel="icon"\s+href="favicon\.svg"[^>]*>/;
+if (!iconTag.test(single)) fail('www/index.html has no <link rel="icon" href="favicon.svg">');
+const iconData = `data:image/svg+xml;base64,${readFileSync(join(WWW, 'favicon.svg')).toString('base64')}`;
+single = single.replace(iconTag, `<link rel="icon" href="${iconData}" type="image/svg+xml">`);
 // Preload hints name files that are now inside this one.
 single = single.replace(/<link\s+rel="(?:modulepreload|preload|prefetch)"[^>]*>\s*\n?/g, '');
 // No markup may point outside the file (the hidden offline link is removed: this is the copy).

@@ -60,7 +60,9 @@ test('without CORS the element never loads and the host’s fallback text stays'
   const explorer = await spoiltServer();
   const csp = `default-src 'self'; script-src 'self' ${explorer.origin} 'wasm-unsafe-eval'; connect-src 'self' ${explorer.origin}; style-src 'self'`;
   const p = await hostFor(t, explorer, csp, ELEMENT, `${explorer.url}depthprod-plot.js`);
-  await p.waitForTimeout(800);
+  // The outcome of the element's script: a module script runs (or fails: refused without CORS)
+  // before the document's load event, so once the document is complete it has failed for good.
+  await p.waitForFunction(() => document.readyState === 'complete');
   assert.equal(await p.evaluate(() => customElements.get('depthprod-plot')), undefined);
   assert.equal(await p.locator('#plot .fb').isVisible(), true);
 });

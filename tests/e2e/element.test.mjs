@@ -110,7 +110,9 @@ test('fallback content stays when the element’s script never loads', async (t)
   const srv = await spoiltServer({ pages: { '/broken.html': BROKEN } });
   const page = await session.page(t, { allowOrigins: [srv.origin], allowConsole: [/./] });
   await page.goto(`${srv.url}broken.html`);
-  await page.waitForTimeout(500);
+  // The outcome of the element's script: a module script runs (or fails: a 404 here) before the
+  // document's load event, so once the document is complete it has failed and will not run.
+  await page.waitForFunction(() => document.readyState === 'complete');
   assert.equal(await page.evaluate(() => customElements.get('depthprod-plot')), undefined);
   assert.equal(await page.locator('#broken .fb').isVisible(), true);
   assert.match(await page.textContent('#broken .fb'), /could not load/);

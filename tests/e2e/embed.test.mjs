@@ -67,7 +67,8 @@ test('embed mode at 600x400: plot, A/B/q/N and the key numbers in view, nothing 
 
 test('an embed with why=<card> carries that card and its derivation, with the view’s numbers', async (t) => {
   const page = await session.page(t, { viewport: { width: 600, height: 400 } });
-  await page.goto(`${session.url}${EMBED}&why=eq65`);
+  // In the LNS regime (ε = 1/2), where the card judges the plotted Q_N itself.
+  await page.goto(`${session.url}${EMBED.replace('q=1', 'eps=0.5')}&why=eq65`);
   const limit = await numberIn(page, '[data-testid="limit-scaled"]');
   await page.waitForFunction(() => document.querySelector('[data-testid="why-eq65"]')?.open === true);
   assert.equal(await inside(page, 'plot-main'), true, 'the plot stays in the first view');
@@ -94,7 +95,10 @@ test('embed mode opens the same state in the full explorer', async (t) => {
   const full = await session.page(t);
   await full.goto(href);
   assert.equal(await numberIn(full, '[data-testid="log-product-scaled"]'), embedded);
-  assert.equal(await full.getByTestId('plot-remainder').isVisible(), true, 'the full layout');
+  // the full layout: its second row of plots (scaled alone converges: the tail plot; the remainder
+  // figure says in words that no divergent product is shown, with no empty frame)
+  assert.equal(await full.getByTestId('plot-tail').isVisible(), true, 'the full layout');
+  assert.equal(await full.getByTestId('remainder-empty').isVisible(), true, 'the full layout');
 });
 
 test('"Copy embed code" gives an iframe snippet that embeds the current state', async (t) => {

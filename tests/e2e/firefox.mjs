@@ -11,9 +11,11 @@
 //            fill/press/click/check/uncheck/focus/selectOption(sel, …), keyboard.press/down/up/type
 //            (with "Shift+Tab" style chords), mouse.move/click/down/up, touchscreen.tap,
 //            screenshot({path, fullPage}), setViewportSize, viewportSize, on('console' | 'pageerror'
-//            | 'dialog' | 'request'), request.get(url) (status(), body()), close.
-//   locator: count, textContent, inputValue, getAttribute, isVisible, isChecked, boundingBox,
-//            evaluate(fn, arg), fill, press, click, tap, check, uncheck, focus, selectOption,
+//            | 'dialog' | 'request' | 'response' (url(), status())), request.get(url) (status(), body()),
+//            waitForEvent('download') (the page's blob download, see below), close.
+//   locator: count, textContent, innerText, allInnerTexts, inputValue, getAttribute, isVisible,
+//            isChecked, boundingBox, evaluate(fn, arg), evaluateAll(fn, arg), locator(css) (chained,
+//            CSS only), first(), fill, press, click, tap, check, uncheck, focus, selectOption,
 //            waitFor({state: 'visible' | 'attached' | 'hidden', timeout}), scrollIntoViewIfNeeded.
 // Differences from Chromium that a test must know about:
 //   - emulateMedia (print, colorScheme at run time) is not available over WebDriver BiDi in
@@ -61,6 +63,39 @@ export async function launchFirefox({ colorScheme = 'light', touch = false } = {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Init script of every Firefox page (harness.mjs): a click on an <a download> with a blob: URL made
+ * by URL.createObjectURL is recorded with the blob's bytes in window.__harnessDownloads instead of starting a download, for
+ * `FirefoxPage.waitForEvent('download')`.
+ */
+export function recordDownloads() {
+  const click = HTMLAnchorElement.prototype.click;
+  const create = URL.createObjectURL;
+  // The blobs by URL: reading a blob: URL back with fetch() is a connect-src request the page's CSP refuses.
+  const blobs = new Map();
+  URL.createObjectURL = function createRecorded(obj) {
+    const url = create.call(URL, obj);
+    if (obj instanceof Blob) blobs.set(url, obj);
+    return url;
+  };
+  window.__harnessDownloads = [];
+  HTMLAnchorElement.prototype.click = function clickRecorded() {
+    const blob = blobs.get(this.href);
+    if (!this.hasAttribute('download') || !blob) return click.call(this);
+    const entry = { name: this.getAttribute('download'), base64: null };
+    window.__harnessDownloads.push(entry);
+    blob
+      .arrayBuffer()
+      .then((buf) => {
+        const bytes = new Uint8Array(buf);
+        let bin = '';
+        for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+        entry.base64 = btoa(bin);
+      });
+    return undefined;
+  };
+}
 
 // Input types that Playwright's fill() sets directly (no typing) and then fires input + change.
 const SET_VALUE_TYPES = ['color', 'date', 'time', 'datetime-local', 'month', 'range', 'week'];
@@ -222,6 +257,19 @@ class Locator {
   }
 
   textContent() { return this._read((el) => el.textContent); }
+  innerText() { return this._read((el) => el.innerText); }
+  /** A descendant CSS selector under this one (Playwright's chained locator, CSS only). */
+  locator(sub) { return new Locator(this._frame, this._spec.frames, `${this._spec.sel} ${sub}`); }
+  /** The first match: the subset's locators already act on their first match. */
+  first() { return this; }
+  async allInnerTexts() { return this.evaluateAll((els) => els.map((e) => e.innerText)); }
+  async evaluateAll(fn, arg) {
+    return this._frame._t.evaluate(
+      new Function('spec', 'arg', `const r = (${RESOLVE})(spec); return (${fn.toString()})(r ? [...r] : [], arg);`),
+      { ...this._spec, all: true },
+      arg,
+    );
+  }
   inputValue() { return this._read((el) => el.value); }
   getAttribute(name) { return this._read((el, n) => el.getAttribute(n), name); }
   isChecked() { return this._read((el) => el.checked); }
@@ -412,6 +460,32 @@ export class FirefoxPage extends FrameLike {
     await this._t.setViewport({ width, height, deviceScaleFactor: this._viewport.deviceScaleFactor ?? 1 });
   }
 
+  /**
+   * `waitForEvent('download')`: WebDriver BiDi in Firefox ESR reports no downloads to puppeteer, so
+   * the page's own route is watched instead: every file the page offers goes through an
+   * <a download> on a blob: URL (www/js/common/export.js `download`), whose click an init script
+   * records with the blob's bytes. The event carries Playwright's suggestedFilename() and path().
+   * What this checks is the file the page made; the browser's save dialog is Chromium's test.
+   */
+  async waitForEvent(event, { timeout = 30_000 } = {}) {
+    if (event !== 'download') throw new Error(`page.waitForEvent('${event}') is not in the harness's Firefox subset (tests/e2e/firefox.mjs)`);
+    const seen = await this._t.evaluate(() => (window.__harnessDownloads ??= []).length);
+    const started = Date.now();
+    for (;;) {
+      const got = await this._t.evaluate((n) => window.__harnessDownloads?.[n] ?? null, seen);
+      if (got && got.base64 !== null) {
+        const { writeFileSync, mkdtempSync } = await import('node:fs');
+        const { join } = await import('node:path');
+        const { tmpdir } = await import('node:os');
+        const path = join(mkdtempSync(join(tmpdir(), 'ff-download-')), got.name || 'download');
+        writeFileSync(path, Buffer.from(got.base64, 'base64'));
+        return { suggestedFilename: () => got.name, path: async () => path };
+      }
+      if (Date.now() - started > timeout) throw new Error(`no download within ${timeout} ms`);
+      await sleep(30);
+    }
+  }
+
   async emulateMedia() {
     throw new Error('emulateMedia is Chromium-only in this harness (WebDriver BiDi in Firefox ESR has no media emulation); register the check for chromium only and say why');
   }
@@ -441,7 +515,7 @@ export class FirefoxPage extends FrameLike {
       this._t.on('pageerror', (err) => {
         if (!isCsp(err)) handler(err);
       });
-    } else if (event === 'dialog' || event === 'request') {
+    } else if (event === 'dialog' || event === 'request' || event === 'response') {
       this._t.on(event, handler);
     } else if (event === 'crash') {
       this._t.on('error', handler);

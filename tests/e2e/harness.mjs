@@ -43,7 +43,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test as nodeTest } from 'node:test';
 import { chromium } from 'playwright-core';
-import { FirefoxPage, FIREFOX, launchFirefox } from './firefox.mjs';
+import { FirefoxPage, FIREFOX, launchFirefox, recordDownloads } from './firefox.mjs';
 import { DEFAULT_ROOT, startServer } from '../../scripts/serve.mjs';
 
 const HERE = resolve(fileURLToPath(new URL('.', import.meta.url)));
@@ -230,6 +230,7 @@ async function startFirefox({ root }) {
       const ff = await launch(colorScheme, hasTouch);
       const context = await ff.createBrowserContext();
       const raw = await context.newPage();
+      await raw.evaluateOnNewDocument(recordDownloads);
       await raw.setViewport({ width: viewport.width, height: viewport.height, deviceScaleFactor, hasTouch });
       let abortAll = false;
       if (offline) {

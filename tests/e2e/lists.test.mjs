@@ -35,7 +35,7 @@ test('a list too long for the link is evaluated, and the link says it does not c
   const hash = await page.evaluate(() => location.hash);
   assert.match(hash, /&list=too-long-for-a-link(&|$)/);
   assert.ok(hash.length < 300, `the link is ${hash.length} characters`);
-  assert.match(await page.locator(sel('list-info')).textContent(), /12000 values.*too long for the page’s link \(over 150,000 characters\)/);
+  assert.match(await page.locator(sel('list-info')).textContent(), /Read 12,000 values.*too long for the page’s link \(over 150,000 characters\)/);
   // the page evaluated the whole list all the same
   const shown = await numberIn(page, sel('log-product-unscaled'));
   assert.ok(shown > 0 && Number.isFinite(shown), String(shown));
@@ -60,4 +60,38 @@ test('a short list still travels in the link', T, async (t) => {
   const again = await session.open(t, hash);
   assert.equal(await numberIn(again, sel('log-product-unscaled')), value);
   assert.doesNotMatch(await again.locator(sel('list-info')).textContent(), /too long/);
+});
+
+test('the example list is replaced by a paste wherever the caret is, and the page says how many values it read', T, async (t) => {
+  const page = await session.open(t, '', { context: { permissions: ['clipboard-read', 'clipboard-write'] } });
+  await numberIn(page, sel('log-product-unscaled'));
+  await page.selectOption(sel('variance-model'), 'list');
+  await page.waitForFunction((s) => /^Read 24 values \(the example list/.test(document.querySelector(s).textContent), sel('list-info'));
+  // Focus selects the example, so typing or pasting replaces it …
+  await page.focus(sel('input-list'));
+  const selected = await page.evaluate((s) => {
+    const box = document.querySelector(s);
+    return [box.selectionStart, box.selectionEnd, box.value.length];
+  }, sel('input-list'));
+  assert.deepEqual(selected, [0, selected[2], selected[2]], 'the example is selected on focus');
+  // … and a paste with the caret after its "24" (the selection gone) still replaces it whole.
+  await page.evaluate((s) => {
+    const box = document.querySelector(s);
+    box.setSelectionRange(box.value.length, box.value.length);
+  }, sel('input-list'));
+  await page.evaluate(() => navigator.clipboard.writeText('0.5, 0.7, 0.9'));
+  await page.keyboard.press('Control+V');
+  await page.waitForFunction((s) => document.querySelector(s).value === '0.5, 0.7, 0.9', sel('input-list'));
+  await page.waitForFunction((s) => /^Read 3 values: N follows the list \(N = 3/.test(document.querySelector(s).textContent), sel('list-info'));
+  assert.equal(await page.inputValue(sel('input-n')), '3');
+  assert.equal(await page.textContent(sel('error-list')), '');
+  // Once the box holds the reader's own list, a paste goes where the caret is, as anywhere else.
+  await page.evaluate((s) => {
+    const box = document.querySelector(s);
+    box.setSelectionRange(box.value.length, box.value.length);
+  }, sel('input-list'));
+  await page.evaluate(() => navigator.clipboard.writeText(', 1.1'));
+  await page.keyboard.press('Control+V');
+  await page.waitForFunction((s) => document.querySelector(s).value === '0.5, 0.7, 0.9, 1.1', sel('input-list'));
+  await page.waitForFunction((s) => /^Read 4 values: /.test(document.querySelector(s).textContent), sel('list-info'));
 });

@@ -26,7 +26,7 @@ const everywhere = [
 ];
 // Modules that receive the core's numbers: no transcendental functions at all (pixels live in plot.js,
 // slider positions in controls.js).
-const numeric = ['js/explorer/cards.js', 'js/explorer/readouts.js', 'js/explorer/series.js', 'js/explorer/state.js', 'js/explorer/listplot.js', 'js/explorer/share.js', 'js/explorer/access.js'];
+const numeric = ['js/explorer/cards.js', 'js/explorer/readouts.js', 'js/explorer/series.js', 'js/explorer/state.js', 'js/explorer/listplot.js', 'js/explorer/share.js', 'js/explorer/access.js', 'js/explorer/answer.js', 'js/explorer/expansion.js', 'js/explorer/handoff.js'];
 const transcendental = /\bMath\.(exp|expm1|log|log1p|log2|pow|sqrt|cbrt|sin|cos|tan|atan2?|hypot)\s*\(/;
 
 test('the page has JavaScript sources to check', () => {

@@ -62,8 +62,11 @@ plainTest('single file: one self-contained document, within the raw size goal', 
   // near-resonant log-like terms, the exponential Euler-Maclaurin route and the list checkpoints
   // landed (the core built at opt-level "s" for the explorer's module, scripts/build-wasm.mjs); the
   // guard is that plus about 3 %, so growth shows up here. Most of the gzipped size is the wasm
-  // module (98.8 KiB gzipped, see ARCHITECTURE.md for what it is made of).
-  assert.ok(raw < 300 * 1024, `single file is ${raw} bytes (guard: under 300 KiB)`);
+  // module (98.8 KiB gzipped, see ARCHITECTURE.md for what it is made of). The answer first (the
+  // headline, the comparison, the corner's words), per-product lists and the lab source took it from
+  // 286.8 / 152.2 to 301.9 / 157.2 KiB (13 KiB of it script, mostly sentences esbuild cannot shorten);
+  // the raw guard is that plus about 3 %.
+  assert.ok(raw < 311 * 1024, `single file is ${raw} bytes (guard: under 311 KiB)`);
   assert.ok(gz < 162 * 1024, `single file is ${gz} bytes gzipped (guard: under 162 KiB)`);
 });
 

@@ -1,8 +1,8 @@
-// The cards' "Why" derivations (www/js/explorer/proofs.js): every live number in a proof is the core's value
-// for that view (asked of the core here, independently of proofs.js), every displayed chain of
-// inequalities holds for the certified enclosures, the MathML renders, the fragment key `why` opens
-// and scrolls, printing expands, axe finds nothing with all proofs open, 360 px does not scroll
-// sideways; and the share bar's "Cite this view" and LaTeX copies.
+// The cards' "Why" derivations (www/js/explorer/proofs.js): the comparison view's numbers in the
+// derivation of the card each is about, the MathML renders, the fragment key `why` opens and
+// scrolls, printing expands, axe finds nothing with all proofs open, 360 px does not scroll
+// sideways; and the share bar's "Cite this view" and LaTeX copies. That every displayed equation
+// adds up, in every preset and in random views, is tests/e2e/equations.test.mjs.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -18,19 +18,7 @@ const CARDS = ['eq11', 'eq65', 'eq50', 's41'];
 const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 
-/** Views: each a fragment and the core parameters it means. */
-// Parameters are the typed decimals, as the page passes them (an enclosure is for the exact decimal).
-const VIEWS = [
-  { name: 'the correction’s case', hash: '#families=unscaled,scaled&a=1&b=1&c=1&q=1&n=1e6', a: '1', b: '1', variance: { kind: 'power', c: '1', q: '1' }, n: 1e6 },
-  { name: 'LNS, eps = 0.5, N = 10^12', hash: '#families=unscaled,scaled&a=2&b=0.5&c=1&eps=0.5&n=1e12', a: '2', b: '0.5', variance: { kind: 'power', c: '1', eps: '0.5' }, n: 1e12, q: 1.5 },
-  { name: 'c = 4, q = 1.3, all families, N = 12345', hash: '#families=unscaled,scaled,harmonic,sqrt-scaled&a=2.5&b=0.75&c=4&q=1.3&n=12345', a: '2.5', b: '0.75', variance: { kind: 'power', c: '4', q: '1.3' }, n: 12345 },
-  { name: 'c = 0.25, q = 1, N = inf', hash: '#families=unscaled,scaled&a=3&b=0.5&c=0.25&q=1&n=inf', a: '3', b: '0.5', variance: { kind: 'power', c: '0.25', q: '1' }, n: 'inf' },
-  { name: 'q = 3 (everything converges)', hash: '#families=unscaled,scaled&a=1&b=2&c=1&q=3&n=1000', a: '1', b: '2', variance: { kind: 'power', c: '1', q: '3' }, n: 1000 },
-  { name: 'exponential variance', hash: '#families=unscaled,scaled&a=1&b=1&c=1&lambda=0.2&n=1e6&variance=exp', a: '1', b: '1', variance: { kind: 'exponential', c: '1', lambda: '0.2' }, n: 1e6 },
-  { name: 'measured list', hash: '#families=unscaled,scaled&a=1&b=1&n=8&variance=list&list=1,2,3,4,5,6,7,8', a: '1', b: '1', variance: { kind: 'measured', values: [1, 2, 3, 4, 5, 6, 7, 8] }, n: 8 },
-];
-
-/** Opens a view and every Why on it; resolves when the slots are filled. */
+/** Opens every Why on the page; resolves when the slots are filled. */
 async function openAll(page) {
   await page.waitForSelector(sel('why-eq65'), { state: 'attached' });
   await page.evaluate(() => {
@@ -39,138 +27,43 @@ async function openAll(page) {
   await page.waitForFunction(() => [...document.querySelectorAll('details.why mn[data-slot]')].every((m) => m.textContent !== '0' || m.hasAttribute('data-lo')));
 }
 
-/**
- * In the page: the expected text and interval of every slot, asked of the core directly (not through
- * proofs.js) and formatted with the page's formatting functions.
- */
-async function expectedSlots(page, view) {
-  return page.evaluate(async (v) => {
-    const core = await import('./js/common/core.js');
-    const f = await import('./js/common/format.js');
-    const val = (r) => (r.ok ? r.value : null);
-    const p = (family, n) => val(core.evaluate({ family, a: v.a, b: v.b, variance: v.variance, n }));
-    const enc = (e) => (e ? { text: f.certifiedText(e.value, e.lo, e.hi).text, lo: e.lo, hi: e.hi } : null);
-    const num = (x) => (Number.isFinite(x) ? { text: f.plain(x, 12), lo: x, hi: x } : null);
-    const up = (hi, lo = hi) => (Number.isFinite(hi) ? { text: f.trimZeros(f.directed(hi, 10, +1)), lo, hi } : null);
-    // Closed forms: plain doubles today, enclosures {value, lo, hi} once the certified API is merged.
-    const cv = (x) => (x && typeof x === 'object' ? enc(x) : num(x));
-    const cu = (x) => (x && typeof x === 'object' ? up(x.hi, x.lo) : up(x));
-    const power = v.variance.kind === 'power';
-    const { c, q, eps } = v.variance;
-    const law = eps === undefined ? { c, q } : { c, eps };
-    const scaled = p('scaled', v.n);
-    const unscaled = p('unscaled', v.n);
-    const harmonic = p('harmonic', v.n);
-    const closed = power ? val(core.closedForms({ a: v.a, b: v.b, ...law, n: v.n })) : null;
-    const logTerm = (d) => d?.terms?.find((t) => t.log);
-    const powTerm = (d) => d?.terms?.find((t) => !t.log && t.exponent > 0);
-    const out = {
-      qn: enc(scaled?.log_product),
-      qinf: enc(scaled?.limit),
-      q1: enc(p('scaled', 1)?.log_product),
-      zb: enc(scaled?.zeta_bound),
-      z1: power ? enc(val(core.closedForms({ a: v.a, b: 0, ...law })).zeta_bound) : null,
-      z2: power ? enc(val(core.closedForms({ a: 0, b: v.b, ...law })).zeta_bound) : null,
-      e65n: closed?.eq65 && closed.eq65.exponent_at_n != null ? cv(closed.eq65.exponent_at_n) : null,
-      e65lim: closed?.eq65 ? cv(closed.eq65.limit) : null,
-      eps: closed?.eq65 ? cv(closed.eq65.eps) : null,
-      tail: scaled?.tail ? up(scaled.tail.hi, scaled.tail.lo) : null,
-      ztail: closed && closed.zeta_tail_bound != null ? cu(closed.zeta_tail_bound) : null,
-      pn: enc(unscaled?.log_product),
-      cc: enc(unscaled?.divergent?.constant),
-      u1: powTerm(unscaled?.divergent) ? num(powTerm(unscaled.divergent).coefficient) : null,
-      u2: logTerm(unscaled?.divergent) ? num(logTerm(unscaled.divergent).coefficient) : null,
-      harm: enc(harmonic?.log_product),
-      hc: enc(harmonic?.divergent?.constant),
-      hcoef: logTerm(harmonic?.divergent) ? num(logTerm(harmonic.divergent).coefficient) : null,
-      hn: v.n === 'inf' ? null : num(val(core.rotation(1, 1, v.n)).angle),
-      N: { text: f.depthLabel(v.n) },
-      A: { text: f.paramToken(Number(v.a)) },
-      B: { text: f.paramToken(Number(v.b)) },
-    };
-    if (power) Object.assign(out, { c: { text: f.paramToken(Number(c)) }, q: { text: f.paramToken(v.q ?? Number(q)) } });
-    return out;
-  }, view);
-}
+// The paper's comparison (Pre-LN's P_N at σ² = l beside LNS's Q_N at σ² = l^(2−ε), ε = 1/2): the
+// numbers of the correction and of this page's issue, each in the derivation of the card it is about.
+const COMPARISON = '#families=unscaled,scaled&a=1&b=1&c=1&q=1&scaled.c=1&scaled.eps=0.5&n=1e6';
 
-/** Every slot in a visible block: its text and data-lo / data-hi. */
-async function shownSlots(page) {
-  return page.evaluate(() =>
-    [...document.querySelectorAll('details.why mn[data-slot]')]
-      .filter((m) => m.closest('[hidden]') === null)
-      .map((m) => ({ slot: m.dataset.slot, card: m.closest('details').dataset.card, text: m.textContent, lo: m.getAttribute('data-lo'), hi: m.getAttribute('data-hi'), missing: m.hasAttribute('data-missing') })),
-  );
-}
-
-for (const view of VIEWS) {
-  test(`every live number in the proofs is the core's, and every chain holds: ${view.name}`, T, async (t) => {
-    const page = await session.open(t, view.hash);
-    await openAll(page);
-    const expected = await expectedSlots(page, view);
-    const shown = await shownSlots(page);
-    assert.ok(shown.length >= (view.variance.kind === 'power' ? 12 : 8), `${shown.length} visible live numbers`);
-    let compared = 0;
-    for (const s of shown) {
-      const want = expected[s.slot];
-      assert.ok(s.slot in expected || s.slot === 'pinf', `slot ${s.slot} is not known to the test`);
-      if (s.slot === 'pinf') continue; // checked by the terms test below
-      if (!want) {
-        assert.ok(s.missing && s.text === '—', `${s.card}/${s.slot}: the core has no value here, the page shows “${s.text}”`);
-        continue;
-      }
-      assert.equal(s.text, want.text, `${s.card}/${s.slot}`);
-      if ('lo' in want) {
-        assert.equal(Number(s.lo), want.lo, `${s.card}/${s.slot} lower end`);
-        assert.equal(Number(s.hi), want.hi, `${s.card}/${s.slot} upper end`);
-      }
-      compared++;
-    }
-    assert.ok(compared >= (view.variance.kind === 'power' ? 10 : 6), `only ${compared} numbers compared`);
-
-    // Chains: lower end of each term <= upper end of the next (a term of several slots is their sum).
-    const chains = await page.evaluate(() =>
-      [...document.querySelectorAll('details.why .why-formula[data-chain]')]
-        .filter((f) => f.closest('[hidden]') === null && !f.hidden)
-        .map((f) => {
-          const slot = (id) => f.querySelector(`mn[data-slot="${id}"]`);
-          return JSON.parse(f.dataset.chain).map((term) =>
-            [term].flat().map((id) => ({ id, lo: Number(slot(id)?.getAttribute('data-lo')), hi: Number(slot(id)?.getAttribute('data-hi')) })),
-          );
-        }),
-    );
-    if (view.variance.kind === 'power') assert.ok(chains.length >= 2, `${chains.length} chains shown`);
-    for (const chain of chains) {
-      const ends = chain.map((term) => ({
-        name: term.map((x) => x.id).join('+'),
-        lo: term.reduce((s, x) => s + x.lo, 0),
-        hi: term.reduce((s, x) => s + x.hi, 0),
-      }));
-      for (const e of ends) assert.ok(Number.isFinite(e.lo) && Number.isFinite(e.hi) && e.lo <= e.hi, `${e.name}: [${e.lo}, ${e.hi}]`);
-      for (let i = 0; i + 1 < ends.length; i++) {
-        assert.ok(ends[i].lo <= ends[i + 1].hi, `${ends[i].name} (lo ${ends[i].lo}) <= ${ends[i + 1].name} (hi ${ends[i + 1].hi})`);
-      }
-    }
-    // 0 <= log Q_N where the scaled chain is shown.
-    const qn = shown.find((s) => s.slot === 'qn' && !s.missing);
-    if (qn) assert.ok(Number(qn.hi) >= 0);
-  });
-}
-
-test('the correction’s case shows its numbers: C, 2/√N + 1/(2N²), Eq. 65’s 2.5 below log Q_∞', T, async (t) => {
-  const page = await session.open(t, '#why=s41');
+test('the comparison view’s derivations show their own products’ numbers: C and log P_N at σ² = l, ζ(7/4) + ζ(7/2) and E_∞ = 26/15 at ε = 1/2', T, async (t) => {
+  const page = await session.open(t, `${COMPARISON}&why=s41`);
   await openAll(page);
   const text = (slot, card) => page.textContent(`${sel(`why-${card}`)} mn[data-slot="${slot}"]`);
+  // Eq. 11's card: P_N with σ_l² = l.
   assert.match(await text('cc', 'eq11'), /^-2\.4655160292/);
   assert.match(await text('pn', 'eq11'), /^2004\.4440725825/);
-  assert.equal(await text('u1', 'eq11'), '2');
-  assert.equal(await text('u2', 'eq11'), '0.5');
-  assert.equal(await text('ztail', 's41'), '0.002000000001'); // 2/sqrt(1e6) + 1/(2e12), rounded up to 10 digits: the correction's number
-  assert.match(await text('tail', 's41'), /^0\.0019999995/);
-  assert.ok(Math.abs(Number.parseFloat(await text('e65lim', 'eq65')) - 2.5) < 1e-12, 'Eq. 65’s limit 2A + B/2 = 2.5 at eps = 1');
-  assert.match(await text('qinf', 'eq65'), /^2\.78049120367/);
-  assert.match(await text('zb', 'eq65'), /^3\.81443225184/);
-  // The unscaled terms paragraph names the core's leading terms and C.
-  assert.match(await page.textContent(`${sel('why-eq11')} .why-terms`), /2·N\^0\.5 \+ 0\.5·log N \+ C \+ o\(1\), with C = -2\.4655/);
+  assert.equal(await text('u1', 'eq11'), '2'); // 2A/√c
+  assert.equal(await text('u2', 'eq11'), '0.5'); // (B − A²/2)/c
+  assert.equal(await text('q', 'eq65'), '1.5');
+  assert.equal(await text('eps', 'eq65'), '0.5');
+  // Eqs. 16 / 65: Q_N with its own σ_l² = l^(2−1/2), not the shared σ_l² = l.
+  assert.equal(await text('qn', 'eq65'), '2.10630888737905');
+  assert.match(await text('qinf', 'eq65'), /^2\.1063510510654/);
+  assert.match(await text('z1', 'eq65'), /^1\.96232009945/); // ζ(7/4)
+  assert.match(await text('z2', 'eq65'), /^1\.12673386731/); // ζ(7/2)
+  assert.match(await text('zb', 'eq65'), /^3\.08905396676/);
+  assert.equal(await text('e65lim', 'eq65'), '1.73333333333333'); // 1/(3/4) + 1/(5/2) = 26/15
+  // §4.1: the same Q_N; what comes after N = 10⁶ is at most N^(−3/4)/(3/4) + N^(−5/2)/(5/2), rounded up.
+  assert.equal(await text('ztail', 's41'), '0.00004216370214');
+  assert.match(await text('tail', 's41'), /^0\.00004216368632/);
+});
+
+test('Eq. 11’s verdict reads its own parameters: with A = 0, P_N = Θ(N^(B/c)), linear when B and c are the same decimal', T, async (t) => {
+  for (const [hash, verdict] of [
+    ['#families=unscaled,scaled&a=0&b=2&c=2.0&q=1&n=1e6', 'Θ(L) here'],
+    ['#families=unscaled,scaled&a=0&b=2&c=1&q=1&n=1e6', 'Θ(N^2), not Θ(L)'],
+    ['#families=unscaled,scaled&a=0&b=1&c=1&q=1&n=1e6', 'Θ(L) here'],
+  ]) {
+    const page = await session.open(t, hash);
+    await page.waitForFunction((s) => document.querySelector(s)?.textContent !== 'n/a' && document.querySelector(s)?.dataset.tone !== undefined && /Θ/.test(document.querySelector(s).textContent), sel('verdict-eq11'));
+    assert.equal(await page.textContent(sel('verdict-eq11')), verdict, hash);
+  }
 });
 
 test('every card has a Why; the formulas render as MathML with no raw TeX visible', T, async (t) => {
@@ -230,7 +123,7 @@ test('print expands every Why, and the screen state comes back after', { ...T, b
   await page.emulateMedia({ media: 'print' });
   await page.waitForFunction(() => [...document.querySelectorAll('details.why')].every((d) => d.open));
   const filled = await page.$eval(`${sel('why-eq65')} mn[data-slot="qinf"]`, (m) => m.textContent);
-  assert.match(filled, /^2\.78049120367/);
+  assert.match(filled, /^2\.1063510510654/); // the card's Q_N: the LNS regime's ε = 1/2 (the view's ε = 1 lies outside it)
   const overflow = await page.$eval(`${sel('why-eq65')} .why-formula`, (f) => getComputedStyle(f).overflowX);
   assert.equal(overflow, 'visible', 'printed formulas do not scroll');
   await session.screenshot(page, 'proofs print');
@@ -317,7 +210,7 @@ test('the offline single file carries the proofs with live numbers', T, async (t
   const page = await session.page(t, { file, offline: true });
   await page.goto(`${file}#why=eq65`);
   await page.waitForFunction(() => document.querySelector('[data-testid="why-eq65"]')?.open === true);
-  await page.waitForFunction(() => /^2\.78049120367/.test(document.querySelector('[data-testid="why-eq65"] mn[data-slot="qinf"]')?.textContent ?? ''));
+  await page.waitForFunction(() => /^2\.1063510510654/.test(document.querySelector('[data-testid="why-eq65"] mn[data-slot="qinf"]')?.textContent ?? ''));
   const maths = await page.evaluate(() => [...document.querySelectorAll('[data-testid="why-eq65"] math')].filter((m) => m.getBoundingClientRect().height > 0).length);
   assert.ok(maths >= 5, `${maths} rendered formulas in the single file`);
 });

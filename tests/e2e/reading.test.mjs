@@ -2,20 +2,21 @@
 // the paper's Pre-LN vs LNS comparison in one view, no axis or legend blown up by a reference curve,
 // stale marks, readouts that follow "Products shown", and certified numbers that look certified.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { numberIn, startBrowser } from './harness.mjs';
+import { browsers, numberIn } from './harness.mjs';
 
-let session;
-before(async () => {
-  session = await startBrowser();
-});
-after(() => session?.close());
+const { test, session } = browsers();
 
 const T = { timeout: 120_000 };
 const sel = (id) => `[data-testid="${id}"]`;
-const text = (page, id) => page.locator(sel(id)).innerText();
+/**
+ * An element's text as a reader gets it, whitespace collapsed. Not innerText: the panels below the
+ * first screen have `content-visibility: auto`, and Firefox gives an empty innerText for content it
+ * skips rendering (Chromium lays it out to answer); textContent is the same text in both.
+ */
+const shownText = (el) => el.textContent.replace(/\s+/g, ' ').trim();
+const text = (page, id) => page.locator(sel(id)).evaluate(shownText);
 /** A readout's whole text: the number with its enclosure, then its meaning. */
-const readout = (page, id) => page.locator(sel(id)).locator('xpath=..').innerText();
+const readout = (page, id) => page.locator(`dd:has(> ${sel(id)})`).evaluate(shownText);
 
 /** The core's log-product through the page's own wasm module. */
 const coreLog = (page, request) =>
@@ -34,7 +35,7 @@ test('the page says what is judged, with the correction’s caveats, and explain
   for (const phrase of ['upper-bound products', 'not LayerNorm Scaling as a method', 'upper bounds', 'does not refute', 'neither useful depth', 'parameter gradient']) {
     assert.ok(judged.includes(phrase), `“${phrase}” missing from: ${judged}`);
   }
-  const lede = await page.locator('.lede').innerText();
+  const lede = await page.locator('.lede').evaluate(shownText);
   assert.match(lede, /2502\.05795.*v6/, 'the paper version whose equation numbers are used');
   const defs = await text(page, 'definitions');
   for (const sym of ['A, B', 'c · l', 'g(l)']) assert.ok(defs.includes(sym), `definitions lack ${sym}: ${defs}`);
@@ -48,7 +49,7 @@ test('the page says what is judged, with the correction’s caveats, and explain
   // Eq. 65 written in full, not "B(…)".
   assert.ok(legend.includes('B(Nε−3 − 1)/(ε − 3)'), legend);
   assert.ok(!legend.includes('(…)'), legend);
-  assert.match(await page.locator('[data-family="sqrt-scaled"]').innerText(), /not in the paper/);
+  assert.match(await page.locator('[data-family="sqrt-scaled"]').evaluate(shownText), /not in the paper/);
   // A visible legend for every badge colour; Eq. 50's "only as A = 1" is a caveat, not agreement.
   const badges = await page.locator(`${sel('verdict-legend')} .verdict`).evaluateAll((els) => els.map((e) => e.className));
   assert.deepEqual(badges, ['verdict holds', 'verdict caveat', 'verdict differs', 'verdict neutral']);
@@ -57,7 +58,7 @@ test('the page says what is judged, with the correction’s caveats, and explain
   assert.equal(await page.locator(sel('verdict-eq50')).getAttribute('data-tone'), 'caveat');
   // Every card says what it judges.
   for (const id of ['eq11', 'eq65', 'eq50', 's41']) {
-    assert.match(await page.locator(`${sel(`card-${id}`)} .judged-card`).innerText(), /^Judged: .*(displayed|substituted)/);
+    assert.match(await page.locator(`${sel(`card-${id}`)} .judged-card`).evaluate(shownText), /^Judged: .*(displayed|substituted)/);
   }
   // C is "the correction's expansion" only for σ² = l.
   assert.match(await readout(page, 'constant-c'), /the correction’s expansion, for σl² = l/);
@@ -133,13 +134,13 @@ for (const [name, hash, checkLegend] of [
     assert.ok(yMax <= top * 10 ** 1.5 && yMax >= top, `y axis to ${yMax} for products ${p}, ${q}`);
     assert.ok(yMin <= Math.min(p, q), `y axis from ${yMin}`);
     if (checkLegend) {
-      const items = await page.locator(`${sel('legend-main')} li`).allInnerTexts();
+      const items = await page.locator(`${sel('legend-main')} li`).evaluateAll((els) => els.map((e) => e.textContent.replace(/\s+/g, ' ').trim()));
       for (const it of items) assert.ok(it.length <= 200, `legend entry of ${it.length} characters: ${it}`);
     }
     // Readouts show leading terms, the rest on demand.
     for (const id of ['log-product-unscaled', 'constant-c']) {
-      const box = page.locator(sel(id)).locator('xpath=..');
-      const meaning = await box.locator('.meaning').innerText();
+      const box = page.locator(`dd:has(> ${sel(id)})`);
+      const meaning = await box.locator('.meaning').evaluate(shownText);
       assert.ok(meaning.length <= 420, `${id} meaning of ${meaning.length} characters`);
     }
     // The remainder plot draws only what settles, and says why otherwise.
@@ -170,11 +171,12 @@ test('the corner A = B = 100 shows its certified C (the finite-part route) and k
   const [, lo, hi] = /∈ \[([\d.]+e140), ([\d.]+e140)\]/.exec(await readout(page, 'constant-c')) ?? [];
   assert.ok(Number(lo) <= 5.3456703505610536e140 && 5.3456703505610536e140 <= Number(hi), `${lo} .. ${hi}`);
   assert.ok((Number(hi) - Number(lo)) / Number(lo) <= 1e-12, `${lo} .. ${hi}`);
-  const more = page.locator(sel('log-product-unscaled')).locator('xpath=..').locator('details.more');
-  assert.match(await more.locator('summary').innerText(), /all \d+ terms/);
-  assert.match(await page.locator(sel('log-product-unscaled')).locator('xpath=..').locator('.meaning').innerText(), /\+ \d+ more terms/);
+  const more = page.locator(`dd:has(> ${sel('log-product-unscaled')}) details.more`);
+  assert.match(await more.locator('summary').evaluate(shownText), /all \d+ terms/);
+  assert.match(await page.locator(`dd:has(> ${sel('log-product-unscaled')}) .meaning`).evaluate(shownText), /\+ \d+ more terms/);
   await more.locator('summary').click();
-  assert.ok((await more.innerText()).length > 200, 'the full expansion opens on demand');
+  assert.equal(await more.evaluate((d) => d.open), true, 'the full expansion opens on demand');
+  assert.ok((await more.evaluate(shownText)).length > 200, 'and holds every term');
 });
 
 test('stale numbers are marked, and the LNS hint follows every keystroke', T, async (t) => {
@@ -250,7 +252,7 @@ test('the CSV export carries each product’s certified enclosure at every depth
   }
   // The last row's enclosure is the readout's.
   const last = data[data.length - 1];
-  const shown = await page.locator(sel('log-product-unscaled')).innerText();
+  const shown = await page.locator(sel('log-product-unscaled')).evaluate(shownText);
   const m = /\[([-\d.e]+), ([-\d.e]+)\]/.exec(shown);
   const iu = header.indexOf('log P_N, unscaled: enclosure lower end');
   assert.ok(Number(m[1]) <= Number(last[iu]) && Number(last[iu + 1]) <= Number(m[2]), `${last[iu]}, ${last[iu + 1]} inside ${m[0]}`);
@@ -279,7 +281,7 @@ test('an embedded LNS view shows its ε, a key for every curve, and its enclosur
   // "Certified" keeps its enclosures, compact.
   const enc = page.locator(sel('log-product-scaled')).locator('.enc');
   assert.equal(await enc.isVisible(), true);
-  assert.match(await enc.innerText(), /∈ \[/);
+  assert.match(await enc.evaluate(shownText), /∈ \[/);
 });
 
 test('at 360 px a compact plot stays in view while a slider has focus, and moves with it', T, async (t) => {
@@ -287,9 +289,14 @@ test('at 360 px a compact plot stays in view while a slider has focus, and moves
   await numberIn(page, sel('log-product-unscaled'));
   await page.focus(sel('slider-a'));
   await page.waitForFunction(() => document.body.classList.contains('mini-plot'));
-  await page.waitForTimeout(300);
-  const box = (id) => page.locator(sel(id)).evaluate((el) => el.getBoundingClientRect().toJSON());
   const vh = 740;
+  // The outcome to wait for: the plot pinned at the top, and the focused slider scrolled below it.
+  await page.waitForFunction(([p, s]) => {
+    const plot = document.querySelector(p).getBoundingClientRect();
+    const slider = document.querySelector(s).getBoundingClientRect();
+    return plot.top >= 0 && plot.top < 60 && slider.top >= plot.bottom && slider.bottom <= innerHeight;
+  }, [sel('plot-main'), sel('slider-a')]);
+  const box = (id) => page.locator(sel(id)).evaluate((el) => el.getBoundingClientRect().toJSON());
   const plot = await box('plot-main');
   const slider = await box('slider-a');
   assert.ok(plot.top >= 0 && plot.bottom <= vh && plot.height >= 150, `plot at ${plot.top}–${plot.bottom}`);
@@ -307,7 +314,12 @@ test('real depths: model marks, a drag zooms the depth range into the URL, a lin
   const page = await session.open(t);
   await numberIn(page, sel('log-product-unscaled'));
   assert.match(await text(page, 'model-depths'), /GPT-2 small 12 layers.*Llama 3.1 405B 126 layers/);
-  assert.match(await text(page, 'model-depths'), /N = L − 1/);
+  // One factor per layer a Jacobian crosses: a model of L layers is marked at N = L.
+  assert.match(await text(page, 'model-depths'), /at N = L for L layers/);
+  assert.doesNotMatch(await text(page, 'model-depths'), /L − 1/);
+  const marks = await page.evaluate(async () => (await import('./js/explorer/presets.js')).MODEL_DEPTHS.map((m) => [m.layers, m.n]));
+  assert.ok(marks.length >= 6 && marks.every(([layers, n]) => n === layers), `marks at N = L: ${JSON.stringify(marks)}`);
+  assert.match(await text(page, 'formula'), /N = L: one factor per layer/);
   // Drag from about N = 10 to about N = 1000 on the log axis.
   const box = await page.locator(sel('plot-main')).boundingBox();
   // The frame sits inside the canvas with margins: drag between 30% and 60% of its width.
@@ -348,7 +360,8 @@ test('measured list: N follows the list, the convention is stated, the list is p
   await page.waitForFunction((s) => /N follows the list \(N = 8/.test(document.querySelector(s).textContent), sel('list-info'));
   const info = await text(page, 'list-info');
   assert.match(info, /N follows the list \(N = 8/);
-  assert.match(info, /N = L − 1/);
+  assert.match(info, /a model with L layers gives L values/);
+  assert.doesNotMatch(info, /L − 1/);
   assert.equal(await text(page, 'error-list'), '');
   assert.equal(await text(page, 'error-n'), '');
   // The scaled product of σ² = l over 8 layers, as the core gives it.
@@ -358,7 +371,7 @@ test('measured list: N follows the list, the convention is stated, the list is p
   assert.equal(await page.locator(sel('log-product-scaled')).getAttribute('data-stale'), 'false');
   // The list is plotted, log-log, one point per layer.
   assert.ok(await page.locator(sel('plot-list')).isVisible());
-  assert.match(await page.locator('#legend-list').innerText(), /measured σl²/);
+  assert.match(await page.locator('#legend-list').evaluate(shownText), /measured σl²/);
   const inked = await page.locator(sel('plot-list')).evaluate((c) => c.width > 0 && c.toDataURL().length > 3000);
   assert.ok(inked, 'the list plot is drawn');
   // Lowering N by hand is kept until the list changes again.

@@ -3,14 +3,9 @@
 // the Markdown table and the LaTeX on the clipboard, also through the fallback route.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, before, test } from 'node:test';
-import { numberIn, startBrowser } from './harness.mjs';
+import { browsers, numberIn } from './harness.mjs';
 
-let session;
-before(async () => {
-  session = await startBrowser();
-});
-after(() => session?.close());
+const { test, session } = browsers();
 
 const T = { timeout: 120_000 };
 const sel = (id) => `[data-testid="${id}"]`;

@@ -174,10 +174,66 @@ test('messages name numbers in their shortest form, and the module links no floa
     assert.fail('no error was thrown');
   };
   assert.equal(message(() => api.evaluate({ ...scaled, a: 100.5, n: 1 })), 'A = 100.5 is outside the supported range [0, 100]');
-  assert.equal(message(() => api.evaluate({ ...scaled, variance: { kind: 'power', c: 1e-7, q: 1 }, n: 1 })),
-    'c = 1e-7 is outside the supported range [0.001, 1000]');
+  // the double 1e-7 lies below 10^-7, so A^2/c is above 10^7: A/√c a hair above √10^7
+  assert.equal(message(() => api.evaluate({ ...scaled, variance: { kind: 'power', c: 1e-7, q: 1 }, n: 1 })).split(':')[0],
+    'A/√c ≈ 3162.28 (A = 1, c = 1e-7) is outside the supported range [0, 3162.27…] (A²/c at most 10^7)');
+  assert.equal(message(() => api.evaluate({ ...scaled, a: 0, variance: { kind: 'power', c: 1e-6, q: 1 }, n: 1 })).split(':')[0],
+    'B/c ≈ 1000000 (B = 1, c = 1e-6) is outside the supported range [0, 100000]');
   assert.equal(message(() => api.evaluate({ ...scaled, b: 5e-324, n: 1 })).split(':')[0], 'B = 5e-324 is nonzero but below 1e-100');
   assert.equal(message(() => api.evaluate({ ...scaled, n: 2.5 })), 'N = "2.5" is not a valid depth: use an integer from 1 to 1e18 (e.g. 1000000 or 1e6), or inf');
   const bytes = readFileSync(new URL('depthprod_wasm_bg.wasm', pkg)).toString('latin1');
   for (const mark of ['MAX_SIG_DIGITS', 'd.mant.checked_sub']) assert.equal(bytes.includes(mark), false, `${mark} is in the module`);
+});
+
+test('every entry point decides every range on the exact decimal typed, and shows it as typed', () => {
+  const message = (f) => {
+    try {
+      f();
+    } catch (e) {
+      return e.message;
+    }
+    assert.fail('no error was thrown');
+  };
+  const power = (over) => ({ family: 'scaled', a: '1', b: '1', ...over, variance: { kind: 'power', c: '1', q: '1', ...(over.variance || {}) } });
+  // the audit's examples: each a hair outside its range, its double inside
+  const cases = [
+    [power({ variance: { q: '8.0000000000000000001' } }), { a: '1', b: '1', c: '1', q: '8.0000000000000000001' }, 'q = 8.0000000000000000001 is outside the supported range [0.05, 8]'],
+    [power({ a: '100.00000000000000001' }), { a: '100.00000000000000001', b: '1', c: '1', q: '1' }, 'A = 100.00000000000000001 is outside the supported range [0, 100]'],
+    [power({ a: '100', b: '100', variance: { c: '0.00099999999999999999999' } }), { a: '100', b: '100', c: '0.00099999999999999999999', q: '1' },
+      'A/√c ≈ 3162.28 (A = 100, c = 0.00099999999999999999999) is outside the supported range [0, 3162.27…]'],
+    [power({ a: '9.9999999999999999999e-101' }), { a: '9.9999999999999999999e-101', b: '1', c: '1', q: '1' }, 'A = 9.9999999999999999999e-101 is nonzero but below 1e-100'],
+    [{ family: 'unscaled', a: '1', b: '1', variance: { kind: 'exponential', c: '1', lambda: '10.0000000000000000001' } },
+      { a: '1', b: '1', c: '1', lambda: '10.0000000000000000001' }, 'lambda = 10.0000000000000000001 is outside the supported range [0.001, 10]'],
+  ];
+  for (const [params, closed, want] of cases) {
+    for (const [what, f] of [
+      ['evaluate', () => api.evaluate({ ...params, n: 10 })],
+      ['Plan', () => new api.Plan(params)],
+      ['curve', () => api.curve(params, 'log-product', new Float64Array([1]))],
+      ['closedForms', () => api.closedForms({ ...closed, n: 10 })],
+    ]) {
+      assert.ok(message(f).startsWith(want), `${what}: ${message(f)}`);
+    }
+  }
+  assert.equal(message(() => api.rotation('100.00000000000000001', 1, 10)), 'theta = 100.00000000000000001 is outside the supported range [-100, 100]');
+  // a long value is cut at 40 characters
+  assert.ok(message(() => api.evaluate({ ...power({ a: `100.${'0'.repeat(60)}1` }), n: 1 })).startsWith(`A = 100.${'0'.repeat(35)}… is outside`));
+  // c outside [0.001, 1000] with A/√c and B/c inside: accepted (the lab's fitted power law)
+  const fitted = api.evaluate({ family: 'unscaled', a: '0.5', b: '0.01', variance: { kind: 'power', c: '0.000327206', q: '1.3' }, n: 1e6 });
+  assert.ok(fitted.log_product.hi - fitted.log_product.lo <= 1e-12 * fitted.log_product.value, JSON.stringify(fitted.log_product));
+});
+
+test('the rotation is for the exact theta typed, every entry an enclosure', () => {
+  // theta = 0.1 typed turns by exactly 10^17 at N = 10^18; the double 0.1 turns by 10^17 + 5.55
+  const typed = api.rotation('0.1', 0, 1e18);
+  assert.equal(typed.angle, 1e17);
+  assert.deepEqual(typed.enclosures.angle, { value: 1e17, lo: 1e17, hi: 1e17 });
+  const [m00, m01] = typed.enclosures.matrix;
+  // cos(10^17) = -0.885557328297630685..., -sin(10^17) = 0.464530104835372696... (mpmath)
+  assert.ok(m00.lo <= -0.8855573282976307 && -0.8855573282976306 <= m00.hi && m00.hi - m00.lo < 1e-15, JSON.stringify(m00));
+  assert.ok(m01.lo <= 0.4645301048353726 && 0.4645301048353727 <= m01.hi && m01.hi - m01.lo < 1e-15, JSON.stringify(m01));
+  assert.deepEqual(typed.matrix, typed.enclosures.matrix.map((e) => e.value));
+  const double = api.rotation(0.1, 0, 1e18);
+  assert.ok(double.enclosures.matrix[0].hi < -0.96, 'the double 0.1 is another angle');
+  assert.equal(typed.norm, 1);
 });

@@ -66,7 +66,12 @@ def f_int(alpha, beta, s, lo, hi):
     f = lambda u: u ** (-s - 1) * mp.log(1 + alpha * u + beta * u * u)
     n = 80
     pts = [lo * (hi / lo) ** (mpf(j) / n) for j in range(n + 1)]
-    return mp.quad(f, pts)
+    try:
+        return mp.quad(f, pts)
+    except ZeroDivisionError:
+        # mpmath's tanh-sinh error estimate divides by a difference that can vanish exactly;
+        # Gauss-Legendre on the same panels then
+        return mp.quad(f, pts, method='gauss-legendre')
 
 
 def fp_closed_total(alpha, beta, s, n_res):

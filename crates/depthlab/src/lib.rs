@@ -43,7 +43,7 @@ pub use load::{load, FileConfig, Overrides};
 pub use measure::{merge_shares, run, InputSpec, LabSpec, Report, Selection, Share};
 pub use memory::{MemoryEstimate, DEFAULT_MEMORY_BUDGET};
 pub use model::{Config, Gaussian, Model, Placement, Weights};
-pub use ops::{MlpKind, NormKind};
+pub use ops::{rope_inv_freq, MlpKind, NormKind, RopeScaling};
 
 /// Internals exposed for the tests (finite-difference checks of each operation); not a stable API.
 #[doc(hidden)]

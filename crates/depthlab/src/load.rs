@@ -7,15 +7,19 @@
 //! (absent when the embeddings are tied). For the Sandwich placement two optional per-layer
 //! gains are read when present, `attn_output_layernorm.weight` and `mlp_output_layernorm.weight`
 //! (ones otherwise). Semantics follow Hugging Face (no biases, RMSNorm with `rms_norm_eps`, default
-//! 1e-6, rotary with `rope_theta`, default 10000, SwiGLU, tied embeddings when
-//! `tie_word_embeddings`).
+//! 1e-6, SwiGLU, tied embeddings when `tie_word_embeddings`, rotary embeddings with the base
+//! `rope_theta`, default 10000, and the frequency scaling `rope_type` default, linear or llama3,
+//! read from transformers 5's `rope_parameters` or transformers 4's top-level `rope_theta` and
+//! `rope_scaling`: [`read_rope`]).
 //!
 //! What the lab does not model is refused with [`LabError::Unsupported`], never ignored, because
 //! ignoring it would measure a different network than the checkpoint's under its name: in
-//! `config.json` a `rope_scaling`, `attention_bias` / `mlp_bias` true, or a `head_dim` other than
-//! hidden_size / num_attention_heads ([`FileConfig::parse`]); in the file, any `*.bias` tensor;
-//! one shard of a sharded checkpoint ([`check_not_a_shard`] with the index beside it, and a
-//! missing tensor in a file that holds others of the model says that it may be a shard).
+//! `config.json` another `rope_type` (dynamic, yarn, longrope, ...), a `partial_rotary_factor`
+//! other than 1, rotary keys that disagree with each other, `attention_bias` / `mlp_bias` true,
+//! or a `head_dim` other than hidden_size / num_attention_heads ([`FileConfig::parse`]); in the
+//! file, any `*.bias` tensor; one shard of a sharded checkpoint ([`check_not_a_shard`] with the
+//! index beside it, and a missing tensor in a file that holds others of the model says that it
+//! may be a shard).
 //!
 //! Memory: [`header_len`] and [`resolve_header`] give the configuration from the header alone,
 //! so a shell checks what the load will need before reading the file; [`load`] checks it again
@@ -24,7 +28,7 @@
 use crate::error::LabError;
 use crate::memory::{weight_bytes, MemoryEstimate};
 use crate::model::{Config, LayerWeights, Weights};
-use crate::ops::{AttnWeights, MlpWeights};
+use crate::ops::{AttnWeights, MlpWeights, RopeScaling};
 use safetensors::{Dtype, SafeTensors};
 use std::collections::{BTreeSet, HashMap};
 
@@ -38,7 +42,12 @@ pub struct FileConfig {
     pub num_hidden_layers: Option<usize>,
     pub vocab_size: Option<usize>,
     pub rms_norm_eps: Option<f64>,
+    /// From `rope_parameters.rope_theta`, `rope_scaling.rope_theta` or the top-level
+    /// `rope_theta`, which must agree where more than one is given ([`read_rope`]).
     pub rope_theta: Option<f64>,
+    /// From `rope_parameters` (transformers 5) or `rope_scaling` (transformers 4), which must
+    /// agree when both are given ([`read_rope`]).
+    pub rope_scaling: RopeScaling,
     pub tie_word_embeddings: Option<bool>,
     pub hidden_act: Option<String>,
     /// Must equal d / heads: checked against the resolved d and heads in [`load`].
@@ -67,30 +76,206 @@ fn head_dim_error(head_dim: usize, d: usize, heads: usize) -> LabError {
     )
 }
 
+/// The value of `key` in `obj` when present and not null.
+fn present<'a>(obj: &'a serde_json::Value, key: &str) -> Option<&'a serde_json::Value> {
+    obj.get(key).filter(|x| !x.is_null())
+}
+
+/// The number at `obj[key]` (None when absent or null); `path` names it in the message when it is
+/// something else, which would otherwise be silently replaced by a default.
+fn number_at(obj: &serde_json::Value, key: &str, path: &str) -> Result<Option<f64>, LabError> {
+    match present(obj, key) {
+        None => Ok(None),
+        Some(x) => x
+            .as_f64()
+            .map(Some)
+            .ok_or_else(|| LabError::Weights(format!("config.json {path} = {x} is not a number"))),
+    }
+}
+
+/// The message when two keys of config.json give different values for one thing: the lab does not
+/// guess which one the checkpoint means.
+fn disagree(a: &str, va: impl std::fmt::Display, b: &str, vb: impl std::fmt::Display) -> LabError {
+    LabError::Unsupported(format!(
+        "config.json {a} = {va} and {b} = {vb} disagree: the lab does not guess which one the \
+         checkpoint's network uses (transformers reads one and ignores the other); make them equal \
+         or remove one"
+    ))
+}
+
+/// One rotary block of config.json (`rope_parameters` or `rope_scaling`, named by `block`) as
+/// transformers' `modeling_rope_utils` reads it: its `rope_theta` when given, and its scaling.
+/// `root` is the whole config (llama3 falls back to its top-level `original_max_position_embeddings`,
+/// then `max_position_embeddings`, then LlamaConfig's default 2048, as transformers does).
+fn read_rope_block(
+    block: &str,
+    p: &serde_json::Value,
+    root: &serde_json::Value,
+) -> Result<(Option<f64>, RopeScaling), LabError> {
+    if !p.is_object() {
+        return Err(LabError::Weights(format!(
+            "config.json {block} = {p} is not an object"
+        )));
+    }
+    let name = |key: &str| format!("{block}.{key}");
+    let kind_at = |key: &str| -> Result<Option<&str>, LabError> {
+        match present(p, key) {
+            None => Ok(None),
+            Some(x) => x.as_str().map(Some).ok_or_else(|| {
+                LabError::Weights(format!("config.json {} = {x} is not a string", name(key)))
+            }),
+        }
+    };
+    let (kind, kind_key) = match (kind_at("rope_type")?, kind_at("type")?) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(disagree(
+                &name("rope_type"),
+                format!("{a:?}"),
+                &name("type"),
+                format!("{b:?}"),
+            ))
+        }
+        (Some(a), _) => (a, "rope_type"),
+        (None, Some(b)) => (b, "type"),
+        (None, None) => ("default", "rope_type"),
+    };
+    if let Some(f) = number_at(p, "partial_rotary_factor", &name("partial_rotary_factor"))? {
+        if f != 1.0 {
+            return Err(unmodelled(
+                &name("partial_rotary_factor"),
+                &serde_json::json!(f),
+                "rotary embeddings on part of each head",
+            ));
+        }
+    }
+    let theta = number_at(p, "rope_theta", &name("rope_theta"))?;
+    let required = |key: &str| -> Result<f64, LabError> {
+        number_at(p, key, &name(key))?.ok_or_else(|| {
+            LabError::Weights(format!(
+                "config.json {block} has rope_type {kind:?} but no {key} (transformers requires it)"
+            ))
+        })
+    };
+    let scaling =
+        match kind {
+            "default" => RopeScaling::Default,
+            "linear" => RopeScaling::Linear {
+                factor: required("factor")?,
+            },
+            "llama3" => {
+                let inner = number_at(
+                    p,
+                    "original_max_position_embeddings",
+                    &name("original_max_position_embeddings"),
+                )?;
+                let top = number_at(
+                    root,
+                    "original_max_position_embeddings",
+                    "original_max_position_embeddings",
+                )?;
+                let original_max_position_embeddings = match (inner, top) {
+                    (Some(a), Some(b)) if a != b => {
+                        return Err(disagree(
+                            &name("original_max_position_embeddings"),
+                            a,
+                            "original_max_position_embeddings",
+                            b,
+                        ))
+                    }
+                    (Some(a), _) | (None, Some(a)) => a,
+                    (None, None) => {
+                        number_at(root, "max_position_embeddings", "max_position_embeddings")?
+                            .unwrap_or(2048.0)
+                    }
+                };
+                RopeScaling::Llama3 {
+                    factor: required("factor")?,
+                    low_freq_factor: required("low_freq_factor")?,
+                    high_freq_factor: required("high_freq_factor")?,
+                    original_max_position_embeddings,
+                }
+            }
+            other => return Err(unmodelled(
+                &name(kind_key),
+                &serde_json::json!(other),
+                "this rotary-embedding scaling (it models rope_type default, linear and llama3)",
+            )),
+        };
+    scaling.validate()?;
+    Ok((theta, scaling))
+}
+
+/// The rotary base and scaling of a config.json, from whichever layout it uses: transformers 5's
+/// `rope_parameters` {rope_theta, rope_type, ...} (no top-level rope_theta), transformers 4's
+/// top-level `rope_theta` with an optional `rope_scaling` {rope_type or type, ...}, or both.
+/// Where two keys give the same quantity they must agree, or the checkpoint is refused by name
+/// ([`disagree`]): the top-level `rope_theta` against each block's `rope_theta`, and, when both
+/// blocks are given, their scalings and the base each implies (its own, else the top-level one,
+/// else 10000: transformers then reads `rope_scaling` alone). A top-level
+/// `partial_rotary_factor` other than 1 is refused like one inside a block.
+pub fn read_rope(v: &serde_json::Value) -> Result<(Option<f64>, RopeScaling), LabError> {
+    if let Some(f) = number_at(v, "partial_rotary_factor", "partial_rotary_factor")? {
+        if f != 1.0 {
+            return Err(unmodelled(
+                "partial_rotary_factor",
+                &serde_json::json!(f),
+                "rotary embeddings on part of each head",
+            ));
+        }
+    }
+    let top = number_at(v, "rope_theta", "rope_theta")?;
+    // An empty object is transformers' "nothing given" (it treats {} like null).
+    let block = |key: &str| {
+        present(v, key)
+            .filter(|p| p.as_object().is_none_or(|o| !o.is_empty()))
+            .map(|p| read_rope_block(key, p, v))
+            .transpose()
+    };
+    let params = block("rope_parameters")?;
+    let legacy = block("rope_scaling")?;
+    for (key, b) in [("rope_parameters", &params), ("rope_scaling", &legacy)] {
+        if let (Some(t), Some((Some(inner), _))) = (top, b) {
+            if *inner != t {
+                return Err(disagree(
+                    "rope_theta",
+                    t,
+                    &format!("{key}.rope_theta"),
+                    inner,
+                ));
+            }
+        }
+    }
+    match (params, legacy) {
+        (Some((pt, ps)), Some((lt, ls))) => {
+            let implied = |t: Option<f64>| t.or(top).unwrap_or(10000.0);
+            if ps != ls || implied(pt) != implied(lt) {
+                let show = |k: &str| v.get(k).map(|x| x.to_string()).unwrap_or_default();
+                return Err(disagree(
+                    "rope_parameters",
+                    show("rope_parameters"),
+                    "rope_scaling",
+                    show("rope_scaling"),
+                ));
+            }
+            Ok((pt.or(lt).or(top), ps))
+        }
+        (Some((t, s)), None) | (None, Some((t, s))) => Ok((t.or(top), s)),
+        (None, None) => Ok((top, RopeScaling::Default)),
+    }
+}
+
 impl FileConfig {
     /// Reads the keys the lab uses, and refuses the keys that change the forward pass in a way it
-    /// does not model: `rope_scaling` other than null or `{"rope_type": "default"}`,
-    /// `attention_bias` or `mlp_bias` true, `head_dim` other than hidden_size /
-    /// num_attention_heads. Keys that do not change the forward pass (dropout, ids,
+    /// does not model: a rotary `rope_type` other than default, linear and llama3, partial rotary
+    /// embeddings, rotary keys that disagree ([`read_rope`]), `attention_bias` or `mlp_bias` true,
+    /// `head_dim` other than hidden_size / num_attention_heads. Keys that do not change the forward pass (dropout, ids,
     /// `max_position_embeddings`, `torch_dtype`, ...) are ignored.
     pub fn parse(text: &str) -> Result<FileConfig, LabError> {
         let v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| LabError::Weights(format!("config.json is not valid JSON: {e}")))?;
         let uint = |k: &str| v.get(k).and_then(|x| x.as_u64()).map(|x| x as usize);
         let num = |k: &str| v.get(k).and_then(|x| x.as_f64());
-        if let Some(rs) = v.get("rope_scaling").filter(|x| !x.is_null()) {
-            let kind = rs
-                .get("rope_type")
-                .or_else(|| rs.get("type"))
-                .and_then(|t| t.as_str());
-            if kind != Some("default") {
-                return Err(unmodelled(
-                    "rope_scaling",
-                    rs,
-                    "rotary-embedding scaling (only plain rotary embeddings with rope_theta)",
-                ));
-            }
-        }
+        let (rope_theta, rope_scaling) = read_rope(&v)?;
         for (key, what) in [
             ("attention_bias", "biases in the attention projections"),
             ("mlp_bias", "biases in the MLP projections"),
@@ -115,7 +300,8 @@ impl FileConfig {
             num_hidden_layers: uint("num_hidden_layers"),
             vocab_size: uint("vocab_size"),
             rms_norm_eps: num("rms_norm_eps"),
-            rope_theta: num("rope_theta"),
+            rope_theta,
+            rope_scaling,
             tie_word_embeddings: v.get("tie_word_embeddings").and_then(|x| x.as_bool()),
             hidden_act: v
                 .get("hidden_act")
@@ -378,6 +564,7 @@ fn resolve(
         vocab,
         eps: ov.eps.or(fc.rms_norm_eps).unwrap_or(1e-6),
         rope_theta: ov.rope_theta.or(fc.rope_theta).unwrap_or(10000.0),
+        rope_scaling: fc.rope_scaling,
         tie_embeddings: tie,
         ..base.clone()
     };
@@ -552,15 +739,6 @@ mod tests {
 
     #[test]
     fn keys_that_change_the_network_are_refused_by_name() {
-        let msg = refused(r#", "rope_scaling": {"rope_type": "llama3", "factor": 8.0}"#);
-        assert!(
-            msg.starts_with("config.json rope_scaling = {")
-                && msg.contains("the lab does not model rotary-embedding scaling")
-                && msg.contains("would differ from Hugging Face's"),
-            "{msg}"
-        );
-        let msg = refused(r#", "rope_scaling": {"type": "linear", "factor": 2.0}"#);
-        assert!(msg.contains("rope_scaling"), "{msg}");
         let msg = refused(r#", "attention_bias": true"#);
         assert!(
             msg.starts_with("config.json attention_bias = true: the lab does not model biases"),
@@ -603,6 +781,192 @@ mod tests {
                 .head_dim,
             Some(4)
         );
+    }
+
+    fn rope_of(extra: &str) -> (Option<f64>, RopeScaling) {
+        let fc = FileConfig::parse(&config(extra)).unwrap_or_else(|e| panic!("{extra}: {e}"));
+        (fc.rope_theta, fc.rope_scaling)
+    }
+
+    const LLAMA3: &str = r#""factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0"#;
+
+    /// transformers 5's `rope_parameters`, transformers 4's top-level `rope_theta` and
+    /// `rope_scaling`, and both, read to the same base and scaling.
+    #[test]
+    fn both_rope_layouts_are_read() {
+        assert_eq!(rope_of(""), (None, RopeScaling::Default));
+        assert_eq!(
+            rope_of(r#", "rope_theta": 250000.0"#),
+            (Some(250000.0), RopeScaling::Default)
+        );
+        let v5 = r#", "rope_parameters": {"rope_theta": 500000.0, "rope_type": "default"}"#;
+        assert_eq!(rope_of(v5), (Some(500000.0), RopeScaling::Default));
+        // A block without a base takes the top-level one; without either, the default (None).
+        assert_eq!(
+            rope_of(
+                r#", "rope_theta": 20000, "rope_parameters": {"rope_type": "linear", "factor": 4}"#
+            ),
+            (Some(20000.0), RopeScaling::Linear { factor: 4.0 })
+        );
+        assert_eq!(
+            rope_of(r#", "rope_scaling": {"type": "linear", "factor": 2.0}"#),
+            (None, RopeScaling::Linear { factor: 2.0 })
+        );
+        let llama3 = |old: f64| RopeScaling::Llama3 {
+            factor: 8.0,
+            low_freq_factor: 1.0,
+            high_freq_factor: 4.0,
+            original_max_position_embeddings: old,
+        };
+        let v5 = format!(
+            r#", "rope_parameters": {{"rope_theta": 500000.0, "rope_type": "llama3", {LLAMA3},
+                "original_max_position_embeddings": 8192}}, "max_position_embeddings": 131072"#
+        );
+        assert_eq!(rope_of(&v5), (Some(500000.0), llama3(8192.0)));
+        let v4 = format!(
+            r#", "rope_theta": 500000.0, "rope_scaling": {{"rope_type": "llama3", {LLAMA3},
+                "original_max_position_embeddings": 8192}}"#
+        );
+        assert_eq!(rope_of(&v4), (Some(500000.0), llama3(8192.0)));
+        // original_max_position_embeddings: the block's, else the top-level key, else
+        // max_position_embeddings, else LlamaConfig's default 2048 (transformers' order).
+        let partial = format!(r#", "rope_parameters": {{"rope_type": "llama3", {LLAMA3}}}"#);
+        assert_eq!(rope_of(&partial).1, llama3(2048.0));
+        let with = |k: &str| rope_of(&format!(r#"{partial}, "{k}": 4096"#)).1;
+        assert_eq!(with("max_position_embeddings"), llama3(4096.0));
+        assert_eq!(with("original_max_position_embeddings"), llama3(4096.0));
+        // Both blocks, saying the same; an empty block or null says nothing.
+        let both = format!(
+            r#", "rope_parameters": {{"rope_theta": 500000.0, "rope_type": "llama3", {LLAMA3}}},
+                "rope_scaling": {{"type": "llama3", "rope_theta": 500000.0, {LLAMA3}}}"#
+        );
+        assert_eq!(rope_of(&both), (Some(500000.0), llama3(2048.0)));
+        assert_eq!(
+            rope_of(r#", "rope_theta": 30000, "rope_parameters": {}, "rope_scaling": null"#),
+            (Some(30000.0), RopeScaling::Default)
+        );
+        assert_eq!(
+            rope_of(
+                r#", "partial_rotary_factor": 1.0, "rope_parameters": {"partial_rotary_factor": 1}"#
+            ),
+            (None, RopeScaling::Default)
+        );
+    }
+
+    /// Every other rope_type, partial rotary embeddings, and keys that disagree are refused with
+    /// a message that names the key and its value; malformed values are named too.
+    #[test]
+    fn rope_configs_the_lab_does_not_model_are_refused_by_name() {
+        for (extra, key, value) in [
+            (
+                r#", "rope_parameters": {"rope_type": "yarn", "factor": 4.0}"#,
+                "rope_parameters.rope_type",
+                "\"yarn\"",
+            ),
+            (
+                r#", "rope_parameters": {"rope_type": "dynamic", "factor": 2.0}"#,
+                "rope_parameters.rope_type",
+                "\"dynamic\"",
+            ),
+            (
+                r#", "rope_parameters": {"rope_type": "longrope", "short_factor": [1], "long_factor": [1]}"#,
+                "rope_parameters.rope_type",
+                "\"longrope\"",
+            ),
+            (
+                r#", "rope_parameters": {"rope_type": "proportional"}"#,
+                "rope_parameters.rope_type",
+                "\"proportional\"",
+            ),
+            (
+                r#", "rope_scaling": {"type": "dynamic", "factor": 2.0}"#,
+                "rope_scaling.type",
+                "\"dynamic\"",
+            ),
+            (
+                r#", "rope_scaling": {"rope_type": "su"}"#,
+                "rope_scaling.rope_type",
+                "\"su\"",
+            ),
+            (
+                r#", "partial_rotary_factor": 0.5"#,
+                "partial_rotary_factor",
+                "0.5",
+            ),
+            (
+                r#", "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.25}"#,
+                "rope_parameters.partial_rotary_factor",
+                "0.25",
+            ),
+        ] {
+            let msg = refused(extra);
+            assert!(
+                msg.starts_with(&format!(
+                    "config.json {key} = {value}: the lab does not model "
+                )) && msg.contains("would differ from Hugging Face's"),
+                "{extra}: {msg}"
+            );
+        }
+        for (extra, a, b) in [
+            (
+                r#", "rope_theta": 10000.0, "rope_parameters": {"rope_theta": 500000.0}"#,
+                "rope_theta = 10000",
+                "rope_parameters.rope_theta = 500000",
+            ),
+            (
+                r#", "rope_theta": 10000.0, "rope_scaling": {"type": "linear", "factor": 2, "rope_theta": 20000}"#,
+                "rope_theta = 10000",
+                "rope_scaling.rope_theta = 20000",
+            ),
+            (
+                r#", "rope_parameters": {"rope_type": "linear", "factor": 2}, "rope_scaling": {"type": "linear", "factor": 4}"#,
+                r#"rope_parameters = {"factor":2,"rope_type":"linear"}"#,
+                r#"rope_scaling = {"factor":4,"type":"linear"}"#,
+            ),
+            // transformers reads rope_scaling alone when both are given, and would run this with
+            // the default base 10000, not rope_parameters' 500000.
+            (
+                r#", "rope_parameters": {"rope_theta": 500000}, "rope_scaling": {"rope_type": "default"}"#,
+                r#"rope_parameters = {"rope_theta":500000}"#,
+                r#"rope_scaling = {"rope_type":"default"}"#,
+            ),
+            (
+                r#", "rope_scaling": {"rope_type": "linear", "type": "dynamic", "factor": 2}"#,
+                r#"rope_scaling.rope_type = "linear""#,
+                r#"rope_scaling.type = "dynamic""#,
+            ),
+            (
+                r#", "original_max_position_embeddings": 4096, "rope_parameters": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}"#,
+                "rope_parameters.original_max_position_embeddings = 8192",
+                "original_max_position_embeddings = 4096",
+            ),
+        ] {
+            let msg = refused(extra);
+            assert!(
+                msg.starts_with(&format!("config.json {a} and {b} disagree: ")),
+                "{extra}: {msg}"
+            );
+        }
+        let bad = |extra: &str| match FileConfig::parse(&config(extra)) {
+            Err(e) => e.to_string(),
+            Ok(fc) => panic!("{extra}: expected an error, got {fc:?}"),
+        };
+        for (extra, want) in [
+            (r#", "rope_theta": "500000""#, r#"config.json rope_theta = "500000" is not a number"#),
+            (r#", "rope_parameters": {"rope_theta": [1]}"#, "config.json rope_parameters.rope_theta = [1] is not a number"),
+            (r#", "rope_parameters": 500000"#, "config.json rope_parameters = 500000 is not an object"),
+            (r#", "rope_parameters": {"rope_type": 3}"#, "config.json rope_parameters.rope_type = 3 is not a string"),
+            (r#", "rope_parameters": {"rope_type": "linear"}"#, r#"config.json rope_parameters has rope_type "linear" but no factor"#),
+            (r#", "rope_scaling": {"type": "llama3", "factor": 8, "low_freq_factor": 1}"#, r#"config.json rope_scaling has rope_type "llama3" but no high_freq_factor"#),
+            (r#", "rope_parameters": {"rope_type": "linear", "factor": 0}"#, "rope_parameters.factor = 0 is out of range: expected a finite number above 0"),
+            (
+                r#", "rope_parameters": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 4}"#,
+                "rope_parameters.high_freq_factor = 4 is out of range: expected a finite number above low_freq_factor = 4",
+            ),
+        ] {
+            let msg = bad(extra);
+            assert!(msg.contains(want), "{extra}: {msg}");
+        }
     }
 
     /// head_dim without hidden_size / num_attention_heads in the file is checked against the

@@ -9,7 +9,7 @@ use crate::linalg::axpy;
 use crate::ops::{
     attn_forward, attn_jvp_packed, attn_vjp_packed, mlp_forward, mlp_jvp_packed, mlp_vjp_packed,
     norm_forward, norm_jvp, norm_vjp, AttnCache, AttnPacked, AttnShape, AttnWeights, MlpCache,
-    MlpKind, MlpPacked, MlpWeights, NormCache, NormKind, Rope,
+    MlpKind, MlpPacked, MlpWeights, NormCache, NormKind, Rope, RopeScaling,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -94,6 +94,10 @@ pub struct Config {
     pub mlp: MlpKind,
     pub eps: f64,
     pub rope_theta: f64,
+    /// How the rotary frequencies are scaled (a checkpoint's `rope_type`; seeded networks use
+    /// plain rotary embeddings). Absent in reports written before it existed: read as plain.
+    #[serde(default)]
+    pub rope_scaling: RopeScaling,
     pub init_std: f64,
     /// Output projections (o_proj, down_proj) drawn with std init_std / sqrt(2 L).
     pub scaled_init: bool,
@@ -155,6 +159,7 @@ impl Config {
             mlp: MlpKind::SwiGlu,
             eps: 1e-6,
             rope_theta: 10000.0,
+            rope_scaling: RopeScaling::Default,
             init_std: 0.02,
             scaled_init: false,
             mix_post_layers: 8,
@@ -206,6 +211,7 @@ impl Config {
         }
         float_check("eps", self.eps, 1e-12, 1e-1)?;
         float_check("rope_theta", self.rope_theta, 1.0, 1e9)?;
+        self.rope_scaling.validate()?;
         float_check("init_std", self.init_std, 0.0, 10.0)?;
         if let Some(a) = self.deepnorm_alpha {
             float_check("deepnorm_alpha", a, 1e-3, 1e3)?;
@@ -578,7 +584,7 @@ impl Model {
                 weights.layers.len()
             )));
         }
-        let rope = Rope::new(cfg.tokens, cfg.d_head(), cfg.rope_theta);
+        let rope = Rope::scaled(cfg.tokens, cfg.d_head(), cfg.rope_theta, &cfg.rope_scaling);
         let packed = weights.layers[..cfg.layers]
             .iter()
             .map(|w| {

@@ -11,6 +11,7 @@
 //! Transcendental functions come from `libm` so that native and wasm32 builds compute the same
 //! bits for the same inputs (the platform libm differs between the two).
 
+use crate::error::LabError;
 use crate::linalg::{
     axpy, dot, dot_lanes, linear, linear_grad_w, linear_packed, packed_len, PackedB,
 };
@@ -127,7 +128,124 @@ pub fn norm_vjp(
     norm_project(kind, c, &scaled, d)
 }
 
-/// Rotary angles cos/sin for positions 0..T and frequencies theta^(-2i/d_head), i < d_head/2
+/// How the rotary frequencies are scaled: Hugging Face's `rope_type` with the parameters its
+/// `modeling_rope_utils` reads for that type (docs/MATH.md, section 9, "Rotary frequencies"). The
+/// types not listed here (`dynamic`, `yarn`, `longrope`, ...) are refused when a checkpoint is
+/// loaded ([`crate::load`]), never run as one of these.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "rope_type", rename_all = "lowercase")]
+pub enum RopeScaling {
+    /// omega_i = theta^(-2i/d_head).
+    #[default]
+    Default,
+    /// omega_i = theta^(-2i/d_head) / factor (`_compute_linear_scaling_rope_parameters`).
+    Linear { factor: f64 },
+    /// Llama 3.1's banded scaling (`_compute_llama3_parameters`): with wavelength
+    /// lambda_i = 2 pi / omega_i, frequencies whose wavelength exceeds
+    /// original_max_position_embeddings / low_freq_factor are divided by `factor`, those below
+    /// original_max_position_embeddings / high_freq_factor are kept, and those between are
+    /// interpolated: (1 - s) omega_i / factor + s omega_i with
+    /// s = (original_max_position_embeddings / lambda_i - low_freq_factor) /
+    /// (high_freq_factor - low_freq_factor).
+    Llama3 {
+        factor: f64,
+        low_freq_factor: f64,
+        high_freq_factor: f64,
+        original_max_position_embeddings: f64,
+    },
+}
+
+impl RopeScaling {
+    /// Hugging Face's name of the type (`rope_type`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            RopeScaling::Default => "default",
+            RopeScaling::Linear { .. } => "linear",
+            RopeScaling::Llama3 { .. } => "llama3",
+        }
+    }
+
+    /// Checks the parameters the formulas divide by: `factor` and `low_freq_factor` finite and
+    /// positive, `high_freq_factor` finite and above `low_freq_factor` (the interpolation divides
+    /// by their difference), `original_max_position_embeddings` finite and positive. (Hugging Face
+    /// only warns about these and computes infinities or NaN; the lab refuses them.)
+    pub fn validate(&self) -> Result<(), LabError> {
+        let positive = |name: &'static str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(LabError::OutOfRange {
+                    name,
+                    value: format!("{v}"),
+                    range: "a finite number above 0".into(),
+                })
+            }
+        };
+        match *self {
+            RopeScaling::Default => Ok(()),
+            RopeScaling::Linear { factor } => positive("rope_parameters.factor", factor),
+            RopeScaling::Llama3 {
+                factor,
+                low_freq_factor,
+                high_freq_factor,
+                original_max_position_embeddings,
+            } => {
+                positive("rope_parameters.factor", factor)?;
+                positive("rope_parameters.low_freq_factor", low_freq_factor)?;
+                positive(
+                    "rope_parameters.original_max_position_embeddings",
+                    original_max_position_embeddings,
+                )?;
+                if high_freq_factor.is_finite() && high_freq_factor > low_freq_factor {
+                    Ok(())
+                } else {
+                    Err(LabError::OutOfRange {
+                        name: "rope_parameters.high_freq_factor",
+                        value: format!("{high_freq_factor}"),
+                        range: format!("a finite number above low_freq_factor = {low_freq_factor}"),
+                    })
+                }
+            }
+        }
+    }
+}
+
+/// The rotary inverse frequencies omega_i, i < d_head / 2, of `theta` under `scaling`
+/// ([`RopeScaling`]), computed by the same double operations in the same order as Hugging Face's
+/// functions compute them (there in float32: its tensors are float32 whatever the model's dtype):
+/// omega_i = 1 / theta^((2i) / d_head), then the scaling's formula.
+pub fn rope_inv_freq(d_head: usize, theta: f64, scaling: &RopeScaling) -> Vec<f64> {
+    let plain = (0..d_head / 2).map(|i| 1.0 / libm::pow(theta, (2 * i) as f64 / d_head as f64));
+    match *scaling {
+        RopeScaling::Default => plain.collect(),
+        RopeScaling::Linear { factor } => plain.map(|w| w / factor).collect(),
+        RopeScaling::Llama3 {
+            factor,
+            low_freq_factor,
+            high_freq_factor,
+            original_max_position_embeddings: old,
+        } => {
+            let low_freq_wavelen = old / low_freq_factor;
+            let high_freq_wavelen = old / high_freq_factor;
+            plain
+                .map(|w| {
+                    let wavelen = 2.0 * std::f64::consts::PI / w;
+                    if wavelen > low_freq_wavelen {
+                        w / factor
+                    } else if wavelen < high_freq_wavelen {
+                        w
+                    } else {
+                        let smooth = (old / wavelen - low_freq_factor)
+                            / (high_freq_factor - low_freq_factor);
+                        (1.0 - smooth) * w / factor + smooth * w
+                    }
+                })
+                .collect()
+        }
+    }
+}
+
+/// Rotary angles cos/sin for positions 0..T and the inverse frequencies of [`rope_inv_freq`]
 /// (Hugging Face's rotate_half convention: pairs (i, i + d_head/2)).
 #[derive(Debug, Clone)]
 pub struct Rope {
@@ -137,14 +255,20 @@ pub struct Rope {
 }
 
 impl Rope {
+    /// Plain rotary embeddings, omega_i = theta^(-2i/d_head).
     pub fn new(tokens: usize, d_head: usize, theta: f64) -> Rope {
+        Rope::scaled(tokens, d_head, theta, &RopeScaling::Default)
+    }
+
+    /// Rotary embeddings with the frequencies of [`rope_inv_freq`]: angle t omega_i at position t.
+    pub fn scaled(tokens: usize, d_head: usize, theta: f64, scaling: &RopeScaling) -> Rope {
         let half = d_head / 2;
+        let inv_freq = rope_inv_freq(d_head, theta, scaling);
         let mut cos = vec![0.0; tokens * half];
         let mut sin = vec![0.0; tokens * half];
-        for i in 0..half {
-            let inv_freq = 1.0 / libm::pow(theta, (2 * i) as f64 / d_head as f64);
+        for (i, &w) in inv_freq.iter().enumerate() {
             for t in 0..tokens {
-                let angle = t as f64 * inv_freq;
+                let angle = t as f64 * w;
                 cos[t * half + i] = libm::cos(angle);
                 sin[t * half + i] = libm::sin(angle);
             }

@@ -62,6 +62,7 @@ enum Command {
         a: String,
         #[arg(long, default_value = "1", allow_hyphen_values = true)]
         b: String,
+        /// Variance scale c > 0 (A/sqrt(c) at most sqrt(10^7), B/c at most 10^5).
         #[arg(long, default_value = "1", allow_hyphen_values = true)]
         c: String,
         #[arg(long, allow_hyphen_values = true, conflicts_with = "eps")]
@@ -80,7 +81,8 @@ enum Command {
     Lab(Box<lab::LabArgs>),
     /// Product of rotations by theta/l^r, l = 1..N: norm 1, yet the angle need not converge.
     Rotation {
-        /// Angle theta (-100..100); negative values may be written plainly: --theta -0.75.
+        /// Angle theta (-100..100), read as the exact decimal typed; negative values may be written
+        /// plainly: --theta -0.75.
         #[arg(long, default_value = "0.5", allow_hyphen_values = true)]
         theta: String,
         #[arg(long, default_value_t = 1)]
@@ -116,7 +118,8 @@ struct ProductArgs {
     /// Constant B (0 or 1e-100..100), read as the exact decimal typed.
     #[arg(long, default_value = "1", allow_hyphen_values = true)]
     b: String,
-    /// Variance scale c (1e-3..1e3).
+    /// Variance scale c > 0: the products depend on A/sqrt(c) (at most sqrt(10^7) = 3162.27...) and
+    /// B/c (at most 10^5), decided exactly on the decimals typed.
     #[arg(long, default_value = "1", allow_hyphen_values = true)]
     c: String,
     /// Variance power q (0.05..8): sigma_l^2 = c l^q. A typed 0.4 means 2/5 exactly.
@@ -603,23 +606,30 @@ fn closed_forms(mut input: ClosedFormsInput, n: &str) -> Result<String, String> 
 }
 
 fn rotation(theta: &str, r: u32, n: &str) -> Result<String, String> {
-    let theta = Number::Text(theta.to_string())
-        .resolve("theta")
-        .map_err(err)?
-        .value;
     let n = match n.parse::<Depth>().map_err(err)? {
         Depth::Finite(n) => n,
         Depth::Infinite => return Err("--n must be finite for rotations".into()),
     };
-    let rot = rotation_product(theta, r, n).map_err(err)?;
-    let m = rot.matrix;
+    // theta as typed: every number below is for that exact decimal
+    let rot = rotation_product(&Number::Text(theta.to_string()), r, n).map_err(err)?;
+    let m = rot.matrix.map(|e| e.value);
+    let widest = rot.matrix.iter().map(Enclosure::width).fold(0.0, f64::max);
+    let angle = if rot.angle.lo == rot.angle.hi {
+        format!("{:.17}  (exact)", rot.angle.value)
+    } else {
+        certified(&rot.angle)
+    };
     Ok(table(&[
-        ("angle".into(), format!("{:.17}", rot.angle)),
+        ("angle".into(), angle),
+        (
+            "reduced".into(),
+            format!("{}  (the angle modulo 2 pi)", certified(&rot.reduced)),
+        ),
         (
             "product".into(),
             format!(
-                "[[{:+.12}, {:+.12}], [{:+.12}, {:+.12}]]",
-                m[0], m[1], m[2], m[3]
+                "[[{:+.12}, {:+.12}], [{:+.12}, {:+.12}]]  (each entry's enclosure at most {:.1e} wide)",
+                m[0], m[1], m[2], m[3], widest
             ),
         ),
         ("norm".into(), format!("{:.17}", rot.norm)),

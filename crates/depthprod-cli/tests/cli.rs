@@ -222,3 +222,126 @@ fn numbers_as_typed() {
     ]);
     assert_eq!(by_eps["log_product"], by_q["log_product"]);
 }
+
+/// Every range is decided on the exact decimal typed, by every command, and the message shows the
+/// value as typed (issue: `closed-forms` and `rotation` decided on the doubles, and `A =
+/// 100.00000000000000001` was reported as "A = 100 is outside [0, 100]").
+#[test]
+fn every_command_decides_ranges_on_the_typed_decimal() {
+    // (the flags of the product, the message); c is judged by A/√c and B/c, so at the corner
+    // A = B = 100 a c a hair below 0.001 is outside
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["--q", "8.0000000000000000001"],
+            "q = 8.0000000000000000001 is outside the supported range [0.05, 8]",
+        ),
+        (
+            &["--a", "100.00000000000000001"],
+            "A = 100.00000000000000001 is outside the supported range [0, 100]",
+        ),
+        (
+            &["--a", "100", "--b", "100", "--c", "0.00099999999999999999999"],
+            "A/√c ≈ 3162.28 (A = 100, c = 0.00099999999999999999999) is outside the supported range [0, 3162.27…]",
+        ),
+        (
+            &["--a", "9.9999999999999999999e-101"],
+            "A = 9.9999999999999999999e-101 is nonzero but below 1e-100",
+        ),
+        (
+            &["--eps", "1.9500000000000000001"],
+            "eps = 1.9500000000000000001 is outside the supported range [-6, 1.95]",
+        ),
+        (
+            &["--b", "1e400"],
+            "B = 1e400 is outside the supported range [0, 100]",
+        ),
+    ];
+    let lambda: (&[&str], &str) = (
+        &["--lambda", "10.0000000000000000001"],
+        "lambda = 10.0000000000000000001 is outside the supported range [0.001, 10]",
+    );
+    let refused = |args: Vec<&str>, want: &str| {
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    };
+    for (flags, want) in cases.iter().chain([&lambda]) {
+        let exp: &[&str] = if flags[0] == "--lambda" {
+            &["--variance", "exp"]
+        } else {
+            &[]
+        };
+        for command in [
+            &["eval"][..],
+            &["curve", "--points", "3"],
+            &["closed-forms"],
+        ] {
+            let mut args = command.to_vec();
+            if command[0] != "closed-forms" {
+                args.extend_from_slice(exp);
+            }
+            args.extend_from_slice(flags);
+            refused(args, want);
+        }
+    }
+    refused(
+        vec!["rotation", "--theta", "100.00000000000000001"],
+        "theta = 100.00000000000000001 is outside the supported range [-100, 100]",
+    );
+    refused(
+        vec!["rotation", "--theta", "-100.00000000000000001"],
+        "theta = -100.00000000000000001 is outside the supported range [-100, 100]",
+    );
+    // the ends themselves, typed, are inside
+    for args in [
+        vec![
+            "eval", "--a", "100", "--b", "100", "--c", "0.001", "--q", "0.05",
+        ],
+        vec![
+            "closed-forms",
+            "--a",
+            "100",
+            "--b",
+            "100",
+            "--c",
+            "0.001",
+            "--q",
+            "8",
+            "--lambda",
+            "10",
+        ],
+        vec!["rotation", "--theta", "-100", "--r", "0", "--n", "1e18"],
+    ] {
+        let out = run(&args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // a long value is shown cut at 40 characters
+    let long = format!("100.{}1", "0".repeat(60));
+    let out = run(&["eval", "--a", &long]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    // the first 39 characters and an ellipsis
+    let shown = format!("A = 100.{}… is outside", "0".repeat(35));
+    assert!(err.contains(&shown), "{err}");
+}
+
+/// The rotation is for the typed theta, not its double: theta = 0.1, N = 10^18 turns by exactly
+/// 10^17 (the double 0.1 would turn by 10^17 + 5.55 and give [[-0.969168, -0.246402], ...]).
+#[test]
+fn rotation_is_for_the_typed_theta() {
+    let out = run(&["rotation", "--theta", "0.1", "--r", "0", "--n", "1e18"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("angle    100000000000000000.00000000000000000  (exact)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[[-0.885557328298, +0.464530104835], [-0.464530104835, -0.885557328298]]"),
+        "{text}"
+    );
+    assert!(text.contains("norm     1.00000000000000000"), "{text}");
+}

@@ -370,8 +370,8 @@ fn unmodelled_checkpoints_are_refused() {
     for (key, value, want) in [
         (
             "rope_scaling",
-            r#"{"rope_type": "linear", "factor": 2.0}"#,
-            "config.json rope_scaling = {",
+            r#"{"rope_type": "yarn", "factor": 2.0}"#,
+            r#"config.json rope_scaling.rope_type = "yarn""#,
         ),
         (
             "attention_bias",

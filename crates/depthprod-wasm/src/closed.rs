@@ -26,11 +26,16 @@ pub fn closed_forms(request: JsValue) -> Result<JsValue, JsError> {
     to_js(&depthprod::closed_forms(&input)?)
 }
 
-/// `rotation(theta, r, n)` → `{angle, matrix: [m00, m01, m10, m11], norm}`: the product of the
-/// rotations by theta/l^r for l = 1..n (docs/MATH.md, section 3.5).
+/// `rotation(theta, r, n)` → `{angle, matrix: [m00, m01, m10, m11], norm, enclosures: {angle,
+/// reduced, matrix: [4]}}`: the product of the rotations by theta/l^r for l = 1..n (docs/MATH.md,
+/// section 3.5). `theta` is a JS number (its exact double) or a decimal string (the exact
+/// rational it denotes); `angle` and `matrix` are the central values of the enclosures
+/// `{value, lo, hi}` in `enclosures`, each for that exact theta (`reduced` is the angle modulo
+/// 2 pi). `norm` is exactly 1.
 #[wasm_bindgen]
-pub fn rotation(theta: f64, r: f64, n: f64) -> Result<JsValue, JsError> {
-    // Only the conversion to the core's integer types is checked here; the core checks ranges.
+pub fn rotation(theta: JsValue, r: f64, n: f64) -> Result<JsValue, JsError> {
+    // Only the conversion to the core's types is done here; the core checks ranges.
+    let theta = input::number_value(theta, "theta", "rotation")?;
     let r = whole(r, u32::MAX as f64).ok_or_else(|| {
         JsError::new(&format!(
             "r = {} must be a whole number",
@@ -40,14 +45,19 @@ pub fn rotation(theta: f64, r: f64, n: f64) -> Result<JsValue, JsError> {
     let n = whole(n, u64::MAX as f64).ok_or(Error::InvalidDepth {
         text: depthprod::decimal::plain(n),
     })?;
-    let rotation = depthprod::rotation_product(theta, r as u32, n)?;
+    let rotation = depthprod::rotation_product(&theta, r as u32, n)?;
     let out = Object::new();
-    let set = |key: &str, value: JsValue| {
-        Reflect::set(&out, &JsValue::from_str(key), &value).map_err(js_to_error)
+    let set = |object: &Object, key: &str, value: JsValue| {
+        Reflect::set(object, &JsValue::from_str(key), &value).map_err(js_to_error)
     };
-    set("angle", JsValue::from_f64(rotation.angle))?;
-    set("matrix", to_js(&rotation.matrix)?)?;
-    set("norm", JsValue::from_f64(rotation.norm))?;
+    set(&out, "angle", JsValue::from_f64(rotation.angle.value))?;
+    set(&out, "matrix", to_js(&rotation.matrix.map(|e| e.value))?)?;
+    set(&out, "norm", JsValue::from_f64(rotation.norm))?;
+    let enclosures = Object::new();
+    set(&enclosures, "angle", to_js(&rotation.angle)?)?;
+    set(&enclosures, "reduced", to_js(&rotation.reduced)?)?;
+    set(&enclosures, "matrix", to_js(&rotation.matrix)?)?;
+    set(&out, "enclosures", enclosures.into())?;
     Ok(out.into())
 }
 

@@ -38,6 +38,11 @@ fn number_of(value: JsValue, name: &str, what: &str) -> Result<Number, JsError> 
     ))
 }
 
+/// A number argument given on its own (`rotation`'s theta).
+pub(crate) fn number_value(value: JsValue, name: &str, what: &str) -> Result<Number, JsError> {
+    number_of(value, name, what)
+}
+
 fn number(object: &JsValue, name: &str, what: &str) -> Result<Number, JsError> {
     number_of(required(object, name, what)?, name, what)
 }

@@ -15,7 +15,7 @@
 //! | `depthGrid(nMax, count)` | numbers | `Float64Array` of log-spaced integer depths |
 //! | `parseList(text)` | string | `Float64Array` of variances |
 //! | `closedForms({a, b, c, q or eps, lambda, n})` | numbers or decimal strings (all but `a`, `b` optional) | `{zeta_bound, eq65: {eps, exponent_at_n, limit}, exponential_bound, unresolved}`, every number an enclosure `{value, lo, hi}`, `null` where it does not apply |
-//! | `rotation(theta, r, n)` | numbers | `{angle, matrix: [m00, m01, m10, m11], norm}` |
+//! | `rotation(theta, r, n)` | `theta` a number or a decimal string, `r` and `n` numbers | `{angle, matrix: [m00, m01, m10, m11], norm, enclosures: {angle, reduced, matrix}}`: central values and their enclosures `{value, lo, hi}`, for the exact theta |
 //! | `new Plan(params)` | params without `n` | a prepared product: `.evaluate(n)`, `.logProduct(n)` (`Float64Array [value, lo, hi]`), `.curve(kind, ns)`, `.curveChecked(kind, ns)`, `.curveBand(kind, ns)`, `.growth()`, `.maxDepth()`, `.free()` |
 //! | `product.growth()` | | `{class, exponent, coefficient, log_coefficient, constant, reason}` (below) |
 //! | `version()` | | the crate version |
@@ -23,7 +23,7 @@
 //! (wasm-bindgen adds `default` and `initSync`, the loaders, and `start`, the panic hook that
 //! `init` runs.)
 //!
-//! **Numbers.** Every numeric parameter (`a`, `b`, `c`, `q`, `lambda`, `eps`) is a JS number or a
+//! **Numbers.** Every numeric parameter (`a`, `b`, `c`, `q`, `lambda`, `eps`, `theta`) is a JS number or a
 //! decimal string, the text the user typed (`'0.4'`, `'-2.5'`, `'1e-3'`). A string means the
 //! exact rational it denotes: every enclosure contains the value for that exact input, and
 //! convergence, divergence and resonance (p - 1, k p - 1) are decided on it. A number means its

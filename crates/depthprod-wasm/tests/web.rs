@@ -404,9 +404,10 @@ fn closed_forms_pass_through_the_core_values() {
 
 #[wasm_bindgen_test]
 fn rotation_passes_through_the_core_values() {
-    let core = depthprod::rotation_product(0.5, 1, 1000).unwrap();
-    let out = api::rotation(0.5, 1.0, 1000.0).unwrap();
-    assert_eq!(num(&out, "angle"), core.angle);
+    let half = depthprod::Number::Double(0.5);
+    let core = depthprod::rotation_product(&half, 1, 1000).unwrap();
+    let out = api::rotation(JsValue::from_f64(0.5), 1.0, 1000.0).unwrap();
+    assert_eq!(num(&out, "angle"), core.angle.value);
     assert_eq!(num(&out, "norm"), core.norm);
     let matrix = get(&out, "matrix");
     assert!(Array::is_array(&matrix), "{matrix:?}");
@@ -414,17 +415,79 @@ fn rotation_passes_through_the_core_values() {
         .iter()
         .map(|x| x.as_f64().unwrap())
         .collect();
-    assert_eq!(matrix, core.matrix);
+    assert_eq!(matrix, core.matrix.map(|e| e.value));
+    for (i, e) in core.matrix.iter().enumerate() {
+        assert_eq!(num(&out, &format!("enclosures.matrix.{i}.lo")), e.lo);
+        assert_eq!(num(&out, &format!("enclosures.matrix.{i}.hi")), e.hi);
+    }
+    assert_eq!(num(&out, "enclosures.angle.hi"), core.angle.hi);
+    assert_eq!(num(&out, "enclosures.reduced.lo"), core.reduced.lo);
 
-    let expected = depthprod::rotation_product(0.5, 9, 10)
+    let expected = depthprod::rotation_product(&half, 9, 10)
         .unwrap_err()
         .to_string();
     assert_eq!(
-        thrown_message(api::rotation(0.5, 9.0, 10.0).unwrap_err()),
+        thrown_message(api::rotation(JsValue::from_f64(0.5), 9.0, 10.0).unwrap_err()),
         expected
     );
-    assert!(thrown_message(api::rotation(0.5, 1.5, 10.0).unwrap_err()).contains("whole number"));
-    assert!(thrown_message(api::rotation(0.5, 1.0, 2.5).unwrap_err()).contains("not a valid depth"));
+    assert!(
+        thrown_message(api::rotation(JsValue::from_f64(0.5), 1.5, 10.0).unwrap_err())
+            .contains("whole number")
+    );
+    assert!(
+        thrown_message(api::rotation(JsValue::from_f64(0.5), 1.0, 2.5).unwrap_err())
+            .contains("not a valid depth")
+    );
+    // theta as typed text: the exact decimal 0.1 turns by 10^17 at N = 10^18
+    let typed = api::rotation(JsValue::from_str("0.1"), 0.0, 1e18).unwrap();
+    assert_eq!(num(&typed, "angle"), 1e17);
+    let m00 = (
+        num(&typed, "enclosures.matrix.0.lo"),
+        num(&typed, "enclosures.matrix.0.hi"),
+    );
+    // cos(10^17) = -0.885557328297630685049... (mpmath, tests/reference/exact_decimals.json)
+    assert!(
+        m00.0 <= -0.885_557_328_297_630_7 && -0.885_557_328_297_630_6 <= m00.1,
+        "{m00:?}"
+    );
+    assert!(m00.1 - m00.0 < 1e-15, "{m00:?}");
+    assert_eq!(
+        thrown_message(
+            api::rotation(JsValue::from_str("100.00000000000000001"), 1.0, 10.0).unwrap_err()
+        ),
+        "theta = 100.00000000000000001 is outside the supported range [-100, 100]"
+    );
+}
+
+/// Every entry point decides every range on the exact decimal given, and its message shows the
+/// value as typed (the issue's examples).
+#[wasm_bindgen_test]
+fn every_entry_point_decides_ranges_on_the_typed_decimal() {
+    let cases = [
+        (r#""a":"1","b":"1","c":"1","q":"8.0000000000000000001""#, "q = 8.0000000000000000001 is outside the supported range [0.05, 8]"),
+        (r#""a":"100.00000000000000001","b":"1","c":"1","q":"1""#, "A = 100.00000000000000001 is outside the supported range [0, 100]"),
+        (r#""a":"100","b":"100","c":"0.00099999999999999999999","q":"1""#, "A/√c ≈ 3162.28 (A = 100, c = 0.00099999999999999999999) is outside the supported range [0, 3162.27…]"),
+        (r#""a":"9.9999999999999999999e-101","b":"1","c":"1","q":"1""#, "A = 9.9999999999999999999e-101 is nonzero but below 1e-100"),
+    ];
+    for (fields, want) in cases {
+        let (ab, rest) = fields.split_at(fields.find(r#","c""#).unwrap());
+        let request =
+            format!(r#"{{"family":"scaled",{ab},"variance":{{"kind":"power"{rest}}},"n":10}}"#);
+        let message = thrown_message(api::evaluate(js(&request)).unwrap_err());
+        assert!(message.starts_with(want), "evaluate {request}: {message}");
+        let message = thrown_message(api::Plan::new(&js(&request)).unwrap_err());
+        assert!(message.starts_with(want), "Plan {request}: {message}");
+        let message = thrown_message(api::curve(js(&request), "log-product", &[1.0]).unwrap_err());
+        assert!(message.starts_with(want), "curve {request}: {message}");
+        let closed = format!("{{{fields}}}");
+        let message = thrown_message(api::closed_forms(js(&closed)).unwrap_err());
+        assert!(message.starts_with(want), "closedForms {closed}: {message}");
+    }
+    let lambda = r#"{"family":"unscaled","a":"1","b":"1","variance":{"kind":"exponential","c":"1","lambda":"10.0000000000000000001"},"n":10}"#;
+    let want = "lambda = 10.0000000000000000001 is outside the supported range [0.001, 10]";
+    assert!(thrown_message(api::evaluate(js(lambda)).unwrap_err()).starts_with(want));
+    let closed = r#"{"a":"1","b":"1","c":"1","lambda":"10.0000000000000000001"}"#;
+    assert!(thrown_message(api::closed_forms(js(closed)).unwrap_err()).starts_with(want));
 }
 
 #[wasm_bindgen_test]

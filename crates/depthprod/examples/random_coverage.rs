@@ -1,12 +1,14 @@
-//! The coverage grid's question at random points instead of grid points: is every value, limit and
-//! constant certified within 1e-12 (relative width, absolute below 1)? Reported, never a test.
+//! The coverage grid's width question at random points instead of grid points: is every value, limit
+//! and constant narrower than 1e-12 (relative, absolute below 1)? A width measure only: whether the
+//! enclosures contain the exact values is checked where independent references exist (the coverage
+//! grid, `tests/`). Reported, never a test.
 //!
 //!   cargo run --release -p depthprod --example random_coverage [-- SEED [PLANS]]
 //!
 //! Each plan draws a family, A and B (log-uniform on [1e-3, 100], with 0 and 100 often), c
 //! (log-uniform on [1e-3, 1e3]) and q (log-uniform on [0.05, 8], or near 0.05, 0.5, 1, 2, 8), then
 //! asks for four values at log-uniform depths in [1, 1e18] and its limit or constant C. Prints
-//! each point that misses the goal and the counts.
+//! each point wider than 1e-12 and the counts.
 
 use depthprod::{Enclosure, Family, Limit, Params, Plan};
 

@@ -1,26 +1,34 @@
 //! The correction's closed forms (docs/MATH.md, section 3; their evaluation in section 5.6).
 
 use crate::exact::{Exact, Number};
-use crate::params::{AB_RANGE, C_RANGE, LAMBDA_RANGE, Q_RANGE};
+use crate::ranges::{self, Inputs};
 use crate::sum::{LIBM_REL, U};
 use crate::zeta::riemann_zeta;
 use crate::{Enclosure, Error};
 
-fn check(name: &'static str, v: f64, (min, max): (f64, f64)) -> Result<(), Error> {
-    if !v.is_finite() {
-        return Err(Error::NotFinite { name });
-    }
-    if (name == "A" || name == "B") && v > 0.0 && v < crate::AB_FLOOR {
-        return Err(Error::BelowFloor { name, value: v });
-    }
-    if !(min..=max).contains(&v) {
-        return Err(Error::OutOfRange {
-            name,
-            value: v,
-            min,
-            max,
-        });
-    }
+/// The ranges of doubles given to the functions below, decided by [`ranges::check`] (the one
+/// place every range is decided) on their exact values.
+fn check_doubles(
+    a: f64,
+    b: f64,
+    c: Option<f64>,
+    q: Option<f64>,
+    lambda: Option<f64>,
+) -> Result<(), Error> {
+    let [a, b] = [a, b].map(Number::Double);
+    let (c, q, lambda) = (
+        c.map(Number::Double),
+        q.map(Number::Double),
+        lambda.map(Number::Double),
+    );
+    ranges::check(&Inputs {
+        a: Some(&a),
+        b: Some(&b),
+        c: c.as_ref(),
+        q: q.as_ref(),
+        lambda: lambda.as_ref(),
+        ..Inputs::default()
+    })?;
     Ok(())
 }
 
@@ -29,6 +37,7 @@ fn check(name: &'static str, v: f64, (min, max): (f64, f64)) -> Result<(), Error
 /// the zeta-sum lemma). The enclosure is of that closed form's value: zeta by
 /// [`riemann_zeta`] (certified), the exponents' rounding by |zeta'(s)| <= zeta(s) (log 2 + 1/(s-1)).
 pub fn zeta_bound(a: f64, b: f64, c: f64, q: f64) -> Result<Enclosure, Error> {
+    check_doubles(a, b, Some(c), Some(q), None)?;
     zeta_bound_with(a, b, c, q, Rounding::default())
 }
 
@@ -50,10 +59,6 @@ pub(crate) fn zeta_bound_with(
     q: f64,
     r: Rounding,
 ) -> Result<Enclosure, Error> {
-    check("A", a, AB_RANGE)?;
-    check("B", b, AB_RANGE)?;
-    check("c", c, C_RANGE)?;
-    check("q", q, Q_RANGE)?;
     let z1 = riemann_zeta(1.0 + 0.5 * q)?;
     let z2 = riemann_zeta(2.0 + q)?;
     let ka = a / c.sqrt();
@@ -92,10 +97,12 @@ pub(crate) fn zeta_bound_with(
 /// one except `powf`, whose error we take as at most 2 ulp, so the total relative rounding is below
 /// 16u and the factor (1 + 32u) keeps the returned number an upper bound.
 pub fn zeta_tail_bound(a: f64, b: f64, c: f64, q: f64, depth: f64) -> Result<f64, Error> {
-    check("A", a, AB_RANGE)?;
-    check("B", b, AB_RANGE)?;
-    check("c", c, C_RANGE)?;
-    check("q", q, Q_RANGE)?;
+    check_doubles(a, b, Some(c), Some(q), None)?;
+    zeta_tail_bound_checked(a, b, c, q, depth)
+}
+
+/// [`zeta_tail_bound`] of inputs already checked.
+fn zeta_tail_bound_checked(a: f64, b: f64, c: f64, q: f64, depth: f64) -> Result<f64, Error> {
     if !depth.is_finite() || depth < 1.0 {
         return Err(Error::InvalidDepth {
             text: crate::decimal::plain(depth),
@@ -115,6 +122,7 @@ pub fn zeta_tail_bound(a: f64, b: f64, c: f64, q: f64, depth: f64) -> Result<f64
     Ok((first + second * widen) * (1.0 + 32.0 * U))
 }
 
+/// Eq. 65 applies for 0 < eps < 2 (an applicability condition, not a supported range).
 fn check_eps(eps: f64) -> Result<(), Error> {
     if !eps.is_finite() {
         return Err(Error::NotFinite { name: "eps" });
@@ -122,9 +130,8 @@ fn check_eps(eps: f64) -> Result<(), Error> {
     if !(eps > 0.0 && eps < 2.0) {
         return Err(Error::OutOfRange {
             name: "eps",
-            value: eps,
-            min: f64::MIN_POSITIVE,
-            max: 2.0 - f64::EPSILON,
+            value: crate::decimal::short(eps),
+            range: "(0, 2) of Eq. 65".into(),
         });
     }
     Ok(())
@@ -141,6 +148,7 @@ fn check_eps(eps: f64) -> Result<(), Error> {
 /// error through unamplified: 2 LIBM_REL + 4u per term, plus u for the sum. A typed eps off its
 /// double by abs_eps adds |d/de| <= (log L)^2 / 2 per unit of e.
 pub fn eq65_exponent(a: f64, b: f64, eps: f64, depth: f64) -> Result<Enclosure, Error> {
+    check_doubles(a, b, None, None, None)?;
     eq65_exponent_with(a, b, eps, depth, Rounding::default())
 }
 
@@ -151,8 +159,6 @@ pub(crate) fn eq65_exponent_with(
     depth: f64,
     r: Rounding,
 ) -> Result<Enclosure, Error> {
-    check("A", a, AB_RANGE)?;
-    check("B", b, AB_RANGE)?;
     check_eps(eps)?;
     if !depth.is_finite() || depth < 1.0 {
         return Err(Error::InvalidDepth {
@@ -178,12 +184,11 @@ pub(crate) fn eq65_exponent_with(
 /// a typed eps adds its rounding times the derivative A/(2(1 - eps/2)^2) + B/(3 - eps)^2).
 /// It is an integral approximation that drops the l = 1 term, so it can lie below log Q_inf.
 pub fn eq65_limit(a: f64, b: f64, eps: f64) -> Result<Enclosure, Error> {
+    check_doubles(a, b, None, None, None)?;
     eq65_limit_with(a, b, eps, Rounding::default())
 }
 
 pub(crate) fn eq65_limit_with(a: f64, b: f64, eps: f64, r: Rounding) -> Result<Enclosure, Error> {
-    check("A", a, AB_RANGE)?;
-    check("B", b, AB_RANGE)?;
     check_eps(eps)?;
     let d1 = 1.0 - 0.5 * eps;
     let d2 = 3.0 - eps;
@@ -204,6 +209,7 @@ pub(crate) fn eq65_limit_with(a: f64, b: f64, eps: f64, r: Rounding) -> Result<E
 /// (LIBM_REL) per term; typed inputs: linear in A, B; c^(-1/2), c^(-1); and lambda through
 /// x/expm1(x), whose relative sensitivity x e^x / expm1(x) <= 1 + x.
 pub fn exponential_bound(a: f64, b: f64, c: f64, lambda: f64) -> Result<Enclosure, Error> {
+    check_doubles(a, b, Some(c), None, Some(lambda))?;
     exponential_bound_with(a, b, c, lambda, Rounding::default())
 }
 
@@ -214,10 +220,6 @@ pub(crate) fn exponential_bound_with(
     lambda: f64,
     r: Rounding,
 ) -> Result<Enclosure, Error> {
-    check("A", a, AB_RANGE)?;
-    check("B", b, AB_RANGE)?;
-    check("c", c, C_RANGE)?;
-    check("lambda", lambda, LAMBDA_RANGE)?;
     let t1 = a / c.sqrt() / (0.5 * lambda).exp_m1();
     let t2 = b / c / lambda.exp_m1();
     let value = t1 + t2;
@@ -276,8 +278,19 @@ pub struct ClosedForms {
 
 /// All closed forms of `input` (see [`ClosedForms`]).
 pub fn closed_forms(input: &ClosedFormsInput) -> Result<ClosedForms, Error> {
-    let a = input.a.resolve("A")?;
-    let b = input.b.resolve("B")?;
+    // every range decided on the exact inputs, in the one place ([`ranges::check`])
+    let checked = ranges::check(&Inputs {
+        a: Some(&input.a),
+        b: Some(&input.b),
+        c: input.c.as_ref(),
+        q: input.q.as_ref(),
+        eps: input.eps.as_ref(),
+        lambda: input.lambda.as_ref(),
+        ..Inputs::default()
+    })?;
+    let missing = |name| Error::NotFinite { name };
+    let a = checked.a.ok_or(missing("A"))?;
+    let b = checked.b.ok_or(missing("B"))?;
     let rel = |r: &crate::exact::Resolved| {
         if r.rounding == 0.0 {
             0.0
@@ -290,30 +303,19 @@ pub fn closed_forms(input: &ClosedFormsInput) -> Result<ClosedForms, Error> {
         rel_b: rel(&b),
         ..Rounding::default()
     };
-    let c = input.c.as_ref().map(|c| c.resolve("c")).transpose()?;
+    let c = checked.c;
     if let Some(c) = &c {
         rounding.rel_c = rel(c);
     }
-    let lambda = input
-        .lambda
-        .as_ref()
-        .map(|l| l.resolve("lambda"))
-        .transpose()?;
+    let lambda = checked.lambda;
     if let Some(l) = &lambda {
         rounding.rel_lambda = rel(l);
     }
-    // q and eps = 2 - q, each from the exact input
-    let (q, eps) = match (&input.q, &input.eps) {
-        (Some(_), Some(_)) => return Err(Error::QOrEps),
-        (Some(q), None) => {
-            let q = q.resolve("q")?.exact;
-            (Some(q.clone()), Some(Exact::int(2).sub(&q)))
-        }
-        (None, Some(eps)) => {
-            let eps = eps.resolve("eps")?.exact;
-            (Some(Exact::int(2).sub(&eps)), Some(eps))
-        }
-        (None, None) => (None, None),
+    // q and eps = 2 - q, each exact
+    let q = checked.q.map(|r| r.exact);
+    let eps = match checked.eps {
+        Some(eps) => Some(eps.exact),
+        None => q.as_ref().map(|q| Exact::int(2).sub(q)),
     };
     let mut unresolved = Vec::new();
     let zeta_bound = match (&c, &q) {
@@ -370,7 +372,7 @@ pub fn closed_forms(input: &ClosedFormsInput) -> Result<ClosedForms, Error> {
     // The decimal inputs enter as their nearest doubles: a relative change of a few u in A, B, c
     // and in the exponents, which the bound's factor (1 + 32u) over its own 16u rounding covers.
     let zeta_tail_bound = match (&c, &q, input.n) {
-        (Some(c), Some(q), Some(crate::Depth::Finite(n))) => Some(zeta_tail_bound(
+        (Some(c), Some(q), Some(crate::Depth::Finite(n))) => Some(zeta_tail_bound_checked(
             a.value,
             b.value,
             c.value,

@@ -5,6 +5,7 @@
 //! s_k = -A s_{k-1} - B s_{k-2}, s_0 = 2, s_1 = -A. The series converges for |x| < 1/rho,
 //! rho = max |r_i|, and |c_k| <= 2 rho^k / k.
 
+use crate::exact::Exact;
 use crate::sum::U;
 
 /// Coefficients c_1..c_K with rigorous bounds on their floating-point errors.
@@ -29,6 +30,60 @@ pub(crate) fn root_radius(a: f64, b: f64) -> f64 {
     let real = 0.5 * (a + disc_up.max(0.0).sqrt());
     let complex = b.sqrt();
     real.max(complex) * (1.0 + 4.0 * U) + 1e-300
+}
+
+/// Which coefficients c_k vanish exactly for the exact inputs (docs/MATH.md §4.4a, Lemma Z).
+///
+/// c_k = -(r1^k + r2^k)/k is 0 exactly when (r1/r2)^k = -1. For A, B > 0 with A^2 = 2B the roots
+/// are (A/2)(-1 +- i), r1/r2 = -i, so c_k = 0 for k = 2 mod 4 (c_2 = B - A^2/2); with A^2 = 3B they
+/// are (A/2)(-1 +- i/sqrt 3), r1/r2 = e^(-i pi/3), so c_k = 0 for k = 3 mod 6 (c_3 = A(A^2/3 - B)).
+/// (With A = 0 every odd c_k is 0, and the recurrence gives those as exact zeros already.)
+/// Computed in doubles, such a c_k is a rounding-sized number with a rounding-sized error bound;
+/// beside a pole (k p near 1) that bound over |1 - k p| would swamp the constant C, while the exact
+/// term contributes exactly 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum ExactZeros {
+    #[default]
+    None,
+    /// A^2 = 2B: c_k = 0 for k = 2 mod 4.
+    TwoModFour,
+    /// A^2 = 3B: c_k = 0 for k = 3 mod 6.
+    ThreeModSix,
+}
+
+impl ExactZeros {
+    /// Decided on the exact A and B (their doubles only say when the exact test is worth making).
+    /// `exact` gives the exact A and B; it is called only when the doubles are within 1e-12 of
+    /// one of the two relations.
+    pub(crate) fn of(a: f64, b: f64, exact: impl FnOnce() -> (Exact, Exact)) -> ExactZeros {
+        if !(a > 0.0 && b > 0.0) {
+            return ExactZeros::None;
+        }
+        let a2 = a * a;
+        let near = |k: f64| (a2 - k * b).abs() <= 1e-12 * a2;
+        let k = if near(2.0) {
+            2
+        } else if near(3.0) {
+            3
+        } else {
+            return ExactZeros::None;
+        };
+        let (ea, eb) = exact();
+        match (k, ea.mul(&ea).cmp_exact(&eb.mul_int(k)).is_eq()) {
+            (2, true) => ExactZeros::TwoModFour,
+            (3, true) => ExactZeros::ThreeModSix,
+            _ => ExactZeros::None,
+        }
+    }
+
+    /// Whether c_k is exactly 0.
+    pub(crate) fn vanishes(self, k: usize) -> bool {
+        match self {
+            ExactZeros::None => false,
+            ExactZeros::TwoModFour => k % 4 == 2,
+            ExactZeros::ThreeModSix => k % 6 == 3,
+        }
+    }
 }
 
 impl LogSeries {
@@ -68,6 +123,34 @@ impl LogSeries {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The exact zeros of Lemma Z, against the recurrence in exact-enough doubles (A = 2, B = 2
+    /// and A = 3, B = 3 are exact, and so is every s_k here: integers below 2^53).
+    #[test]
+    fn exact_zeros_are_the_vanishing_coefficients() {
+        for (a, b, pattern) in [
+            (2.0, 2.0, ExactZeros::TwoModFour),
+            (3.0, 3.0, ExactZeros::ThreeModSix),
+            (2.0, 1.0, ExactZeros::None),
+        ] {
+            let exact = || (Exact::from_f64(a), Exact::from_f64(b));
+            assert_eq!(ExactZeros::of(a, b, exact), pattern);
+            let s = LogSeries::new(a, b, 30);
+            for k in 1..=30 {
+                assert_eq!(
+                    s.c[k] == 0.0,
+                    pattern.vanishes(k),
+                    "A={a} B={b} k={k}: {}",
+                    s.c[k]
+                );
+            }
+        }
+        // typed decimals: 0.3^2 = 2 * 0.045 exactly, their doubles do not
+        let typed = || (Exact::parse("0.3").unwrap(), Exact::parse("0.045").unwrap());
+        assert_eq!(ExactZeros::of(0.3, 0.045, typed), ExactZeros::TwoModFour);
+        let doubles = || (Exact::from_f64(0.3), Exact::from_f64(0.045));
+        assert_eq!(ExactZeros::of(0.3, 0.045, doubles), ExactZeros::None);
+    }
 
     #[test]
     fn low_order_coefficients() {

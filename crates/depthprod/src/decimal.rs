@@ -117,14 +117,19 @@ pub fn plain(x: f64) -> String {
         return s;
     }
     let (digits, point) = shortest_digits(x);
-    let mut out = String::from(if x < 0.0 { "-" } else { "" });
+    plain_text(x < 0.0, &digits, point)
+}
+
+/// 0.digits × 10^point (negated when `neg`) in plain decimal notation.
+fn plain_text(neg: bool, digits: &[u8], point: i64) -> String {
+    let mut out = String::from(if neg { "-" } else { "" });
     let k = digits.len() as i64;
     if point <= 0 {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', (-point) as usize));
-        push_digits(&mut out, &digits);
+        push_digits(&mut out, digits);
     } else if point >= k {
-        push_digits(&mut out, &digits);
+        push_digits(&mut out, digits);
         out.extend(std::iter::repeat_n('0', (point - k) as usize));
     } else {
         push_digits(&mut out, &digits[..point as usize]);
@@ -132,6 +137,30 @@ pub fn plain(x: f64) -> String {
         push_digits(&mut out, &digits[point as usize..]);
     }
     out
+}
+
+/// `x` rounded half up to `k >= 1` significant digits (trailing zeros dropped), laid out as
+/// [`short`] lays out a double: for messages that name a derived value, such as A/√c, whose
+/// digits beyond a few say nothing.
+pub fn approx(x: f64, k: usize) -> String {
+    if let Some(s) = special(x) {
+        return s;
+    }
+    let (exact, point) = exact_digits(x);
+    let (digits, point) = if exact.len() > k {
+        round_to(&exact, point, k.max(1))
+    } else {
+        (exact, point)
+    };
+    let (digits, point) = trimmed(digits, point);
+    let a = x.abs();
+    if (1e-5..1e16).contains(&a) {
+        plain_text(x < 0.0, &digits, point)
+    } else {
+        let mut out = String::from(if x < 0.0 { "-" } else { "" });
+        scientific_text(&mut out, &digits, point);
+        out
+    }
 }
 
 /// `x` in scientific notation with the fewest digits that read back as `x`: Rust's `{x:e}`.

@@ -17,7 +17,7 @@ use crate::sum::U;
 const TINY: f64 = f64::MIN_POSITIVE;
 
 /// hi + lo = a + b exactly (Knuth's TwoSum; no overflow assumed).
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
     (s, (a - (s - bb)) + (b - bb))

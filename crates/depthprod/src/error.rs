@@ -3,15 +3,14 @@
 
 use std::fmt;
 
-use crate::decimal::short;
-
 /// Why a computation was refused. Nothing in the core panics on bad input; it returns one of these.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Error {
     /// A parameter is NaN or infinite.
     NotFinite { name: &'static str },
-    /// A or B is nonzero but below [`crate::AB_FLOOR`] (see ARCHITECTURE.md, "Tiny A and B").
-    BelowFloor { name: &'static str, value: f64 },
+    /// A or B is nonzero but below [`crate::AB_FLOOR`] (see ARCHITECTURE.md, "Tiny A and B");
+    /// `value` as typed.
+    BelowFloor { name: &'static str, value: String },
     /// A parameter's text is not a decimal number, or (`oversized`) is one with more digits or a
     /// larger exponent than the core reads (see [`crate::exact::Exact::parse`]).
     NotANumber {
@@ -21,12 +20,26 @@ pub enum Error {
     },
     /// Power variance was given both q and eps (q = 2 - eps), or neither.
     QOrEps,
-    /// A parameter lies outside the supported range (inclusive bounds).
+    /// A parameter lies outside the supported range: `value` as typed (cut to 40 characters),
+    /// `range` as written, e.g. `[0, 100]` (see [`crate::ranges`]).
     OutOfRange {
         name: &'static str,
-        value: f64,
-        min: f64,
-        max: f64,
+        value: String,
+        range: String,
+    },
+    /// A/√c or B/c (`name`) lies outside its supported range (see [`crate::ranges`]): `approx`
+    /// is the ratio to six digits, `from` the typed values it comes from.
+    EffectiveOutOfRange {
+        name: &'static str,
+        approx: String,
+        from: String,
+        range: &'static str,
+    },
+    /// A/√c or B/c is nonzero but below [`crate::ranges::EFFECTIVE_FLOOR`].
+    EffectiveBelowFloor {
+        name: &'static str,
+        approx: String,
+        from: String,
     },
     /// The depth N is not an integer in 1..=10^18 (or `inf` where a limit is allowed).
     InvalidDepth { text: String },
@@ -78,19 +91,29 @@ impl fmt::Display for Error {
                 f,
                 "power-law variance needs exactly one of q or eps (q = 2 - eps), not both and not neither"
             ),
-            Error::OutOfRange { name, value, min, max } => write!(
+            Error::OutOfRange { name, value, range } => {
+                write!(f, "{name} = {value} is outside the supported range {range}")
+            }
+            Error::EffectiveOutOfRange {
+                name,
+                approx,
+                from,
+                range,
+            } => write!(
                 f,
-                "{name} = {} is outside the supported range [{}, {}]",
-                short(*value),
-                short(*min),
-                short(*max)
+                "{name} ≈ {approx} ({from}) is outside the supported range {range}: under a variance c l^q or c e^(lambda l) the products depend on A/√c and B/c only"
+            ),
+            Error::EffectiveBelowFloor { name, approx, from } => write!(
+                f,
+                "{name} ≈ {approx} ({from}) is nonzero but below {}: use {} = 0 or a smaller c (smaller values would underflow double precision inside the products)",
+                crate::ranges::EFFECTIVE_FLOOR,
+                &name[..1]
             ),
             Error::BelowFloor { name, value } => write!(
                 f,
-                "{name} = {} is nonzero but below {}: use 0 or a value from {} to 100 (smaller values would underflow double precision inside the products)",
-                short(*value),
-                short(crate::AB_FLOOR),
-                short(crate::AB_FLOOR)
+                "{name} = {value} is nonzero but below {}: use 0 or a value from {} to 100 (smaller values would underflow double precision inside the products)",
+                crate::ranges::AB_FLOOR,
+                crate::ranges::AB_FLOOR
             ),
             Error::InvalidDepth { text } => write!(
                 f,

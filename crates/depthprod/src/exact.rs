@@ -90,6 +90,32 @@ impl Big {
         b.trim();
         b
     }
+    /// self * other, schoolbook (the mantissas here are at most a few hundred limbs).
+    fn mul(&self, other: &Big) -> Big {
+        if self.is_zero() || other.is_zero() {
+            return Big::default();
+        }
+        let mut out = vec![0u64; self.0.len() + other.0.len() + 1];
+        for (i, &x) in self.0.iter().enumerate() {
+            let mut carry = 0u64;
+            for (j, &y) in other.0.iter().enumerate() {
+                // < 10^18 + 10^18 + 10^9: no overflow of u64
+                let t = out[i + j] + x as u64 * y as u64 + carry;
+                out[i + j] = t % LIMB;
+                carry = t / LIMB;
+            }
+            let mut k = i + other.0.len();
+            while carry > 0 {
+                let t = out[k] + carry;
+                out[k] = t % LIMB;
+                carry = t / LIMB;
+                k += 1;
+            }
+        }
+        let mut b = Big(out.into_iter().map(|d| d as u32).collect());
+        b.trim();
+        b
+    }
     fn mul_pow10(&self, mut n: u32) -> Big {
         let mut b = self.clone();
         while n >= 9 {
@@ -336,6 +362,28 @@ impl Exact {
             neg: (self.neg != (k < 0)) && k != 0 && !self.mant.is_zero(),
             mant: self.mant.mul_small(k.unsigned_abs()),
             exp10: self.exp10,
+        }
+    }
+
+    /// self * other, exactly.
+    pub fn mul(&self, other: &Exact) -> Exact {
+        let mant = self.mant.mul(&other.mant);
+        Exact {
+            neg: self.neg != other.neg && !mant.is_zero(),
+            exp10: if mant.is_zero() {
+                0
+            } else {
+                self.exp10 + other.exp10
+            },
+            mant,
+        }
+    }
+
+    /// |self|.
+    pub fn abs(&self) -> Exact {
+        Exact {
+            neg: false,
+            ..self.clone()
         }
     }
 

@@ -29,6 +29,7 @@ mod fit;
 mod gauss;
 mod params;
 mod plan;
+pub mod ranges;
 mod rotation;
 mod sum;
 mod zeta;

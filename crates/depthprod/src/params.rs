@@ -3,16 +3,18 @@
 //! with the same messages.
 
 use crate::exact::{Exact, Number};
+use crate::ranges::{self, Inputs};
 use crate::Error;
-use std::cmp::Ordering;
 use std::str::FromStr;
 
-/// Supported range of A and B (inclusive).
+/// Supported range of A and B (inclusive; decided on the exact value by [`crate::ranges`]).
 pub const AB_RANGE: (f64, f64) = (0.0, 100.0);
 /// Smallest nonzero A or B accepted. Below it terms of the products underflow past the
 /// relative error model (see ARCHITECTURE.md, "Tiny A and B"); 0 itself is exact and accepted.
 pub const AB_FLOOR: f64 = 1e-100;
-/// Supported range of c in sigma_l^2 = c l^q or c e^(lambda l).
+/// The range of c at which the effective coefficients' range was set: A, B ∈ [0, 100] with c in
+/// here give exactly A/√c ∈ [0, √10⁷] and B/c ∈ [0, 10⁵]. Any c > 0 whose A/√c and B/c lie in
+/// those ranges is accepted ([`crate::ranges`], docs/MATH.md §5.5a).
 pub const C_RANGE: (f64, f64) = (1e-3, 1e3);
 /// Supported range of the power q.
 pub const Q_RANGE: (f64, f64) = (0.05, 8.0);
@@ -111,21 +113,6 @@ pub struct Params {
     pub variance: Variance,
 }
 
-fn check(name: &'static str, value: f64, (min, max): (f64, f64)) -> Result<(), Error> {
-    if !value.is_finite() {
-        return Err(Error::NotFinite { name });
-    }
-    if !(min..=max).contains(&value) {
-        return Err(Error::OutOfRange {
-            name,
-            value,
-            min,
-            max,
-        });
-    }
-    Ok(())
-}
-
 impl Params {
     /// A power-law product: the common case.
     pub fn power(family: Family, a: f64, b: f64, c: f64, q: f64) -> Params {
@@ -137,26 +124,32 @@ impl Params {
         }
     }
 
-    /// Checks every parameter against the supported ranges.
+    /// Checks every parameter against the supported ranges ([`crate::ranges::check`], the doubles
+    /// as their exact values).
     pub fn validate(&self) -> Result<(), Error> {
-        check("A", self.a, AB_RANGE)?;
-        check("B", self.b, AB_RANGE)?;
-        for (name, v) in [("A", self.a), ("B", self.b)] {
-            if v != 0.0 && v < AB_FLOOR {
-                return Err(Error::BelowFloor { name, value: v });
-            }
-        }
+        let (a, b) = (Number::Double(self.a), Number::Double(self.b));
+        let mut inputs = Inputs {
+            a: Some(&a),
+            b: Some(&b),
+            ..Inputs::default()
+        };
+        let (c, q, lambda);
         match &self.variance {
-            Variance::Power { c, q } => {
-                check("c", *c, C_RANGE)?;
-                check("q", *q, Q_RANGE)?;
+            Variance::Power { c: cv, q: qv } => {
+                c = Number::Double(*cv);
+                q = Number::Double(*qv);
+                inputs.c = Some(&c);
+                inputs.q = Some(&q);
             }
-            Variance::Exponential { c, lambda } => {
-                check("c", *c, C_RANGE)?;
-                check("lambda", *lambda, LAMBDA_RANGE)?;
+            Variance::Exponential { c: cv, lambda: l } => {
+                c = Number::Double(*cv);
+                lambda = Number::Double(*l);
+                inputs.c = Some(&c);
+                inputs.lambda = Some(&lambda);
             }
             Variance::Measured { values } => validate_list(values)?,
         }
+        ranges::check(&inputs)?;
         Ok(())
     }
 }
@@ -206,6 +199,10 @@ pub(crate) struct ExactInputs {
     /// Whether that exact q is the double `Variance::Power::q` itself (a double given, or typed
     /// text whose decimal is a double).
     pub(crate) q_is_double: bool,
+    /// |q_exact - q|, rounded up (0 when q is the double itself).
+    pub(crate) abs_q: f64,
+    /// The series coefficients that vanish exactly for the exact A and B.
+    pub(crate) zeros: crate::coefficients::ExactZeros,
     /// A_exact - A, B_exact - B and c_exact - c, correctly rounded (0 when exact): each input in
     /// double-double, for the finite part's terms (docs/MATH.md §4.8, Lemma F4).
     pub(crate) lo_a: f64,
@@ -214,6 +211,19 @@ pub(crate) struct ExactInputs {
 }
 
 impl ExactInputs {
+    /// The same inputs for the product with c moved into range (`plan::normalized`): A by 2^j,
+    /// B and c by 4^j, so each residual scales exactly as its double and the relative distances
+    /// stay.
+    pub(crate) fn normalized(&self, j: i32) -> ExactInputs {
+        let (two_j, four_j) = (2f64.powi(j), 4f64.powi(j));
+        ExactInputs {
+            lo_a: self.lo_a * two_j,
+            lo_b: self.lo_b * four_j,
+            lo_c: self.lo_c * four_j,
+            ..self.clone()
+        }
+    }
+
     /// The inputs of a [`Params`] given as doubles: every double is its own exact value.
     pub(crate) fn of_doubles(params: &Params) -> ExactInputs {
         ExactInputs {
@@ -226,6 +236,10 @@ impl ExactInputs {
                 _ => None,
             },
             q_is_double: true,
+            abs_q: 0.0,
+            zeros: crate::coefficients::ExactZeros::of(params.a, params.b, || {
+                (Exact::from_f64(params.a), Exact::from_f64(params.b))
+            }),
             lo_a: 0.0,
             lo_b: 0.0,
             lo_c: 0.0,
@@ -243,22 +257,35 @@ fn relative(r: &crate::exact::Resolved) -> f64 {
 }
 
 impl ParamsInput {
-    /// The doubles the core computes with and what the exact inputs add to them; validates
-    /// every parameter against its range (on the exact value, so a decimal just outside a
-    /// range is refused even when its double rounds inside).
+    /// The doubles the core computes with and what the exact inputs add to them; every range is
+    /// decided on the exact values by [`ranges::check`] (so a decimal just outside a range is
+    /// refused even when its double rounds inside).
     pub(crate) fn resolve(&self) -> Result<(Params, ExactInputs), Error> {
-        let a = self.a.resolve("A")?;
-        let b = self.b.resolve("B")?;
-        check_exact("A", &a, AB_RANGE)?;
-        check_exact("B", &b, AB_RANGE)?;
-        for (name, r) in [("A", &a), ("B", &b)] {
-            if r.exact.signum() != 0 && r.value < AB_FLOOR {
-                return Err(Error::BelowFloor {
-                    name,
-                    value: r.value,
-                });
+        let mut inputs = Inputs {
+            a: Some(&self.a),
+            b: Some(&self.b),
+            ..Inputs::default()
+        };
+        match &self.variance {
+            VarianceInput::Power { c, q, eps } => {
+                if q.is_none() && eps.is_none() {
+                    return Err(Error::QOrEps);
+                }
+                inputs.c = Some(c);
+                inputs.q = q.as_ref();
+                inputs.eps = eps.as_ref();
             }
+            VarianceInput::Exponential { c, lambda } => {
+                inputs.c = Some(c);
+                inputs.lambda = Some(lambda);
+            }
+            VarianceInput::Measured { values } => validate_list(values)?,
         }
+        let checked = ranges::check(&inputs)?;
+        // (always present: A and B were given to the check)
+        let missing = |name| Error::NotFinite { name };
+        let a = checked.a.ok_or(missing("A"))?;
+        let b = checked.b.ok_or(missing("B"))?;
         let mut inputs = ExactInputs {
             rel_a: relative(&a),
             rel_b: relative(&b),
@@ -266,44 +293,34 @@ impl ParamsInput {
             rel_lambda: 0.0,
             q: None,
             q_is_double: false,
+            abs_q: 0.0,
+            zeros: crate::coefficients::ExactZeros::of(a.value, b.value, || {
+                (a.exact.clone(), b.exact.clone())
+            }),
             lo_a: a.residual,
             lo_b: b.residual,
             lo_c: 0.0,
         };
+        if let Some(c) = &checked.c {
+            inputs.rel_c = relative(c);
+            inputs.lo_c = c.residual;
+        }
+        let checked_c = checked.c.clone();
         let variance = match &self.variance {
-            VarianceInput::Power { c, q, eps } => {
-                let c = c.resolve("c")?;
-                check_exact("c", &c, C_RANGE)?;
-                inputs.rel_c = relative(&c);
-                inputs.lo_c = c.residual;
-                let q_resolved = match (q, eps) {
-                    // resolve gives q's double and its distance already (0 for a double, without
-                    // converting its ~60-digit decimal back)
-                    (Some(q), None) => q.resolve("q")?,
-                    (None, Some(eps)) => {
-                        let eps = eps.resolve("eps")?;
-                        let exact = Exact::int(2).sub(&eps.exact);
-                        let value = exact.to_f64();
-                        crate::exact::Resolved::of(value, exact)
-                    }
-                    _ => return Err(Error::QOrEps),
-                };
-                let q_value = q_resolved.value;
-                let q_exact = q_resolved.exact.clone();
-                check_exact("q", &q_resolved, Q_RANGE)?;
-                inputs.q_is_double = q_resolved.rounding == 0.0;
-                inputs.q = Some(q_exact);
+            VarianceInput::Power { .. } => {
+                let c = checked_c.ok_or(missing("c"))?;
+                let q = checked.q.ok_or(missing("q"))?;
+                inputs.q_is_double = q.rounding == 0.0;
+                inputs.abs_q = q.rounding;
+                inputs.q = Some(q.exact);
                 Variance::Power {
                     c: c.value,
-                    q: q_value,
+                    q: q.value,
                 }
             }
-            VarianceInput::Exponential { c, lambda } => {
-                let c = c.resolve("c")?;
-                check_exact("c", &c, C_RANGE)?;
-                let lambda = lambda.resolve("lambda")?;
-                check_exact("lambda", &lambda, LAMBDA_RANGE)?;
-                inputs.rel_c = relative(&c);
+            VarianceInput::Exponential { .. } => {
+                let c = checked_c.ok_or(missing("c"))?;
+                let lambda = checked.lambda.ok_or(missing("lambda"))?;
                 inputs.rel_lambda = relative(&lambda);
                 Variance::Exponential {
                     c: c.value,
@@ -320,98 +337,8 @@ impl ParamsInput {
             b: b.value,
             variance,
         };
-        params.validate()?;
         Ok((params, inputs))
     }
-}
-
-/// The range check on the exact value (the double may round onto a bound).
-fn check_exact(
-    name: &'static str,
-    r: &crate::exact::Resolved,
-    (min, max): (f64, f64),
-) -> Result<(), Error> {
-    if r.exact.signum() < 0 && r.value == 0.0 {
-        // -1e-400 rounds to -0: still negative
-        return Err(Error::OutOfRange {
-            name,
-            value: r.exact.to_f64(),
-            min,
-            max,
-        });
-    }
-    check(name, r.value, (min, max))?;
-    // Far inside the range the exact comparison below cannot differ from the double one: the
-    // exact value is within r.rounding of r.value, a bound's decimal within u |bound| of the
-    // bound's double, and each computed difference within u of itself; twice all of that is
-    // a margin no rounding reaches. Only values at a bound take the exact (slower) route.
-    let margin =
-        |bound: f64| 2.0 * (r.rounding + 4.0 * f64::EPSILON * (r.value.abs() + bound.abs()));
-    if r.value - min > margin(min) && max - r.value > margin(max) {
-        return Ok(());
-    }
-    // The documented range is decimal ([0.001, 1000], [0.05, 8], ...): compare with the decimals
-    // the bounds are written as (their shortest round-trip text), not with the doubles, which
-    // lie a little off them (the double 1e-3 is above 1/1000, so a typed "0.001" would be refused).
-    // Rounding to nearest is monotone and the bound's decimal rounds to the bound's double b, so
-    // whenever the value's double differs from b the exact value lies on the same side of the
-    // decimal as the double does of b (x <= decimal would give round(x) <= b). Only a value whose
-    // double is b itself needs the exact comparison: for a double, that is the decimal's side of b,
-    // a constant per bound ([`BOUND_SIDES`]); for typed text, one comparison of two decimals.
-    let side = |b: f64| match r.value.partial_cmp(&b).unwrap_or(Ordering::Equal) {
-        Ordering::Equal if r.rounding == 0.0 => bound_vs_its_decimal(b),
-        Ordering::Equal => r.exact.cmp_exact(&bound_decimal(b)),
-        other => other,
-    };
-    let below_min = side(min).is_lt();
-    let above_max = side(max).is_gt();
-    if below_min || above_max {
-        return Err(Error::OutOfRange {
-            name,
-            value: r.value,
-            min,
-            max,
-        });
-    }
-    Ok(())
-}
-
-/// A range bound's decimal: its shortest round-trip text, exactly (the table's text for the
-/// ranges' own bounds, which a typed value at the corner meets on every plan).
-fn bound_decimal(x: f64) -> Exact {
-    let text = BOUND_SIDES
-        .iter()
-        .find(|(b, ..)| b.to_bits() == x.to_bits())
-        .map_or_else(
-            || crate::decimal::plain(x),
-            |(.., text)| (*text).to_string(),
-        );
-    Exact::parse(&text).unwrap_or_else(|| Exact::from_f64(x))
-}
-
-/// Each range bound's double compared with its decimal, and that decimal: the double 1e-3 is
-/// above 1/1000 and the double 0.05 above 5/100; the integers are exact. A parameter exactly at a
-/// bound (the corner c = 0.001, A = 100) otherwise paid two long-decimal comparisons per plan. A
-/// test checks every entry against the exact route and the shortest text.
-const BOUND_SIDES: [(f64, Ordering, &str); 7] = [
-    (0.0, Ordering::Equal, "0"),
-    (100.0, Ordering::Equal, "100"),
-    (1e-3, Ordering::Greater, "0.001"),
-    (1e3, Ordering::Equal, "1000"),
-    (0.05, Ordering::Greater, "0.05"),
-    (8.0, Ordering::Equal, "8"),
-    (10.0, Ordering::Equal, "10"),
-];
-
-/// The bound's double compared with its decimal ([`BOUND_SIDES`], else the exact route).
-fn bound_vs_its_decimal(b: f64) -> Ordering {
-    BOUND_SIDES
-        .iter()
-        .find(|(x, ..)| x.to_bits() == b.to_bits())
-        .map_or_else(
-            || Exact::from_f64(b).cmp_exact(&bound_decimal(b)),
-            |&(_, side, _)| side,
-        )
 }
 
 fn validate_list(values: &[f64]) -> Result<(), Error> {
@@ -572,123 +499,6 @@ impl FromStr for Depth {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The double fast path of `check_exact` decides as the exact route does, for doubles at every
-    /// range bound, its neighbours, and -0.
-    #[test]
-    fn range_checks_of_doubles_match_the_exact_route() {
-        // check_exact accepts exactly what comparing the exact value with both decimals accepts
-        let agrees = |r: &crate::exact::Resolved, (lo, hi): (f64, f64)| {
-            let exact_route = !(r.exact.cmp_exact(&bound_decimal(lo)).is_lt()
-                || r.exact.cmp_exact(&bound_decimal(hi)).is_gt());
-            assert_eq!(
-                check_exact("x", r, (lo, hi)).is_ok(),
-                exact_route,
-                "{:?} in [{lo}, {hi}]",
-                r.exact
-            );
-        };
-        let mut checked = 0;
-        for (lo, hi) in [AB_RANGE, C_RANGE, Q_RANGE, LAMBDA_RANGE] {
-            for b in [lo, hi] {
-                for x in [b, b.next_up(), b.next_down(), -0.0, 0.5 * (lo + hi)] {
-                    if !x.is_finite() || x < 0.0 {
-                        continue;
-                    }
-                    let fast = crate::exact::Resolved {
-                        value: x,
-                        exact: Exact::from_f64(x),
-                        rounding: 0.0,
-                        residual: 0.0,
-                    };
-                    agrees(&fast, (lo, hi));
-                    checked += 1;
-                }
-            }
-        }
-        assert!(checked >= 36, "{checked}");
-        // typed decimals at and a hair off the bounds, whose doubles are the bounds' doubles
-        let typed = [
-            ("0", ["0", "-0", "0.0"]),
-            (
-                "100",
-                [
-                    "100",
-                    "100.0000000000000000000001",
-                    "99.99999999999999999999999",
-                ],
-            ),
-            (
-                "0.001",
-                [
-                    "0.001",
-                    "0.0010000000000000000000001",
-                    "0.0009999999999999999999999",
-                ],
-            ),
-            (
-                "1000",
-                [
-                    "1000",
-                    "1000.000000000000000000001",
-                    "999.9999999999999999999999",
-                ],
-            ),
-            (
-                "0.05",
-                [
-                    "0.05",
-                    "0.0500000000000000000000001",
-                    "0.0499999999999999999999999",
-                ],
-            ),
-            (
-                "8",
-                [
-                    "8",
-                    "8.000000000000000000000001",
-                    "7.999999999999999999999999",
-                ],
-            ),
-            (
-                "10",
-                [
-                    "10",
-                    "10.00000000000000000000001",
-                    "9.999999999999999999999999",
-                ],
-            ),
-        ];
-        for (lo, hi) in [AB_RANGE, C_RANGE, Q_RANGE, LAMBDA_RANGE] {
-            for (bound, texts) in typed {
-                let b: f64 = bound.parse().unwrap();
-                if b != lo && b != hi {
-                    continue;
-                }
-                for t in texts {
-                    let r = Number::Text(t.into()).resolve("x").unwrap();
-                    assert_eq!(r.value, b, "{t} rounds to the bound's double");
-                    agrees(&r, (lo, hi));
-                    checked += 1;
-                }
-            }
-        }
-        assert!(checked >= 60, "{checked}");
-        // the double 1e-3 is above 1/1000 (accepted); the double below it is under (refused)
-        assert_eq!(bound_vs_its_decimal(1e-3), Ordering::Greater);
-        assert_eq!(bound_vs_its_decimal(100.0), Ordering::Equal);
-        // the table holds every bound of every range, each as the exact route decides it
-        for (lo, hi) in [AB_RANGE, C_RANGE, Q_RANGE, LAMBDA_RANGE] {
-            for b in [lo, hi] {
-                assert!(BOUND_SIDES.iter().any(|(x, ..)| *x == b), "{b} missing");
-            }
-        }
-        for (b, side, text) in BOUND_SIDES {
-            assert_eq!(text, crate::decimal::plain(b));
-            let decimal = Exact::parse(&crate::decimal::plain(b)).unwrap();
-            assert_eq!(Exact::from_f64(b).cmp_exact(&decimal), side, "{b}");
-        }
-    }
 
     #[test]
     fn depth_parsing() {

@@ -119,9 +119,8 @@ pub fn riemann_zeta(s: f64) -> Result<Enclosure, Error> {
     if !(s > 1.0 && s <= 1e6) {
         return Err(Error::OutOfRange {
             name: "s",
-            value: s,
-            min: 1.0 + f64::EPSILON,
-            max: 1e6,
+            value: crate::decimal::short(s),
+            range: "(1, 1e6]".into(),
         });
     }
     let (v, e) = power_sum(s, None);

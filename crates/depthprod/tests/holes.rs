@@ -182,28 +182,35 @@ fn typed_range_ends_are_accepted_and_just_outside_refused() {
         let v = plan.log_product(1000).unwrap();
         assert!(v.relative_width() <= 1e-12, "c = {c}, q = {q}: {v:?}");
     }
-    let input = |a: &str, c: &str, q: &str| ParamsInput {
+    let input = |a: &str, b: &str, c: &str, q: &str| ParamsInput {
         family: Family::Scaled,
         a: Number::Text(a.into()),
-        b: Number::Text("1".into()),
+        b: Number::Text(b.into()),
         variance: VarianceInput::Power {
             c: Number::Text(c.into()),
             q: Some(Number::Text(q.into())),
             eps: None,
         },
     };
-    for (a, c, q) in [
-        ("100.00000000000000000001", "1", "1"),
-        ("1", "0.00099999999999999999999", "1"),
-        ("1", "1000.0000000000000000001", "1"),
-        ("1", "1", "0.04999999999999999999999"),
-        ("1", "1", "8.000000000000000000001"),
+    for (a, b, c, q, want) in [
+        ("100.00000000000000000001", "1", "1", "1", "A = 100.00000000000000000001 is outside the supported range [0, 100]"),
+        // c's own range is the effective coefficients' (docs/MATH.md §5.5a): at the corner
+        // A = B = 100 a hair below c = 0.001 puts A/√c a hair above √10^7
+        ("100", "100", "0.00099999999999999999999", "1", "A/√c ≈ 3162.28 (A = 100, c = 0.00099999999999999999999) is outside the supported range [0, 3162.27…]"),
+        ("1", "100", "0.00099999999999999999999", "1", "B/c ≈ 100000 (B = 100, c = 0.00099999999999999999999) is outside the supported range [0, 100000]"),
+        ("1", "1", "1", "0.04999999999999999999999", "q = 0.04999999999999999999999 is outside the supported range [0.05, 8]"),
+        ("1", "1", "1", "8.000000000000000000001", "q = 8.000000000000000000001 is outside the supported range [0.05, 8]"),
     ] {
-        let err = Plan::from_input(&input(a, c, q)).unwrap_err().to_string();
-        assert!(
-            err.contains("outside the supported range"),
-            "{a} {c} {q}: {err}"
-        );
+        let err = Plan::from_input(&input(a, b, c, q)).unwrap_err().to_string();
+        assert!(err.starts_with(want), "{a} {b} {c} {q}: {err}");
+    }
+    // beyond the old c range [0.001, 1000], inside the effective one: accepted
+    for c in [
+        "1000.0000000000000000001",
+        "0.00099999999999999999999",
+        "1e-5",
+    ] {
+        Plan::from_input(&input("1", "1", c, "1")).unwrap();
     }
 }
 

@@ -88,11 +88,16 @@ proptest! {
             Err(e) => {
                 // the message names the offending parameter, which is one of the inputs
                 let msg = e.to_string();
-                let named = ["A", "B", "c", "q"].iter().any(|p| msg.starts_with(&format!("{p} ")));
+                let named = ["A", "B", "c", "q", "A/√c", "B/c"].iter().any(|p| msg.starts_with(&format!("{p} ")));
                 prop_assert!(named, "{msg}");
-                let out_of = |x: f64, (lo, hi): (f64, f64)| !(lo..=hi).contains(&x);
-                prop_assert!(out_of(a, (0.0, 100.0)) || out_of(b, (0.0, 100.0)) || out_of(c, (1e-3, 1e3))
-                    || out_of(q, (0.05, 8.0)) || (a > 0.0 && a < 1e-100) || (b > 0.0 && b < 1e-100),
+                // the ranges (c through A/√c and B/c, docs/MATH.md §5.5a), with a margin where a
+                // double's comparison could go either way
+                let out_of = |x: f64, (lo, hi): (f64, f64)| !(lo * (1.0 - 1e-9)..=hi * (1.0 + 1e-9)).contains(&x);
+                let floor = |x: f64, f: f64| x > 0.0 && x < f * (1.0 + 1e-9);
+                prop_assert!(out_of(a, (0.0, 100.0)) || out_of(b, (0.0, 100.0)) || out_of(c, (1e-300, 1e300))
+                    || out_of(q, (0.05, 8.0)) || floor(a, 1e-100) || floor(b, 1e-100)
+                    || a * a / c > 1e7 * (1.0 - 1e-9) || b / c > 1e5 * (1.0 - 1e-9)
+                    || floor(a * a / c, 1e-220) || floor(b / c, 1e-110),
                     "refused valid parameters: {msg}");
             }
         }

@@ -15,12 +15,14 @@ function tidyExp(s) {
  * The value rounded to the digits that the enclosure [lo, hi] certifies: the most significant digits d
  * such that lo and hi round to the same d-digit decimal. Rounding is monotone, so every number in
  * [lo, hi] (the exact value included) rounds to that same string.
+ * `maxDigits` caps d (a headline shows at most a few digits; capped, the text is still the correctly
+ * rounded value of every number in [lo, hi]).
  * Returns { text, digits, certified } — certified false when not even one digit agrees.
  */
-export function certifiedText(value, lo, hi) {
+export function certifiedText(value, lo, hi, maxDigits = 17) {
   if (!finite(value) || !finite(lo) || !finite(hi)) return null;
-  if (lo === hi) return { text: tidyExp(shortest(lo)), digits: 17, certified: true };
-  for (let d = 17; d >= 1; d--) {
+  if (lo === hi && maxDigits >= 17) return { text: tidyExp(shortest(lo)), digits: 17, certified: true };
+  for (let d = Math.min(17, maxDigits); d >= 1; d--) {
     const a = lo.toPrecision(d);
     if (a === hi.toPrecision(d)) return { text: tidyExp(a), digits: d, certified: true };
   }
@@ -30,6 +32,19 @@ export function certifiedText(value, lo, hi) {
 function shortest(x) {
   const s = String(x);
   return s.length <= 18 ? s : x.toPrecision(15);
+}
+
+/** Significant digits a headline number shows at most (the readouts keep every certified digit). */
+export const HEADLINE_DIGITS = 7;
+
+/**
+ * An enclosure {value, lo, hi} as the digits both ends agree on, at most `max` of them (so the text
+ * is the correctly rounded value of every point of the enclosure), or null when no digit agrees.
+ */
+export function headlineNumber(e, max = HEADLINE_DIGITS) {
+  if (!e) return null;
+  const c = certifiedText(Number(e.value), Number(e.lo), Number(e.hi), max);
+  return c && c.certified ? trimZeros(c.text) : null;
 }
 
 /**
@@ -131,4 +146,22 @@ export function termsText(terms, { max = 3 } = {}) {
     parts.push({ sign, text: coef === '1' ? body : `${coef}·${body}` });
   }
   return parts.map((p, i) => (i === 0 ? (p.sign === '−' ? '−' : '') + p.text : ` ${p.sign} ${p.text}`)).join('');
+}
+
+/**
+ * An enclosure's certified digits (certifiedText) without the trailing zeros it does not need:
+ * "1.95" for 2 − 0.05, whose enclosure [1.9499999999999997, 1.9500000000000002] certifies
+ * "1.950000000000000", and "0" for an enclosure straddling 0 (where no leading digit agrees).
+ * The zeros are dropped only when the shorter decimal lies strictly inside [lo, hi] (or is its
+ * one value), so the text always lies in the enclosure of the exact value.
+ * Returns { text, certified } or null.
+ */
+export function identifyingText(value, lo, hi) {
+  const c = certifiedText(value, lo, hi);
+  if (!c) return null;
+  const short = trimZeros(c.text);
+  if (short === c.text) return { text: c.text, certified: c.certified };
+  const x = Number(short);
+  const inside = (lo < x && x < hi) || (lo === hi && x === lo);
+  return inside ? { text: short, certified: true } : { text: c.text, certified: c.certified };
 }

@@ -125,6 +125,27 @@ export class Controls {
       this.onChange({ kind: 'input', field: 'list' });
     });
     this.text.list.addEventListener('change', () => this.onChange({ kind: 'commit', field: 'list' }));
+    // The example list is there to be replaced: focus selects it, and a paste into the untouched
+    // example replaces it whole wherever the caret is (pasting "0.5, …" after its "24" made "240.5").
+    const untouched = () => this.text.list.value === EXAMPLE_LIST;
+    let selectedOnFocus = false;
+    this.text.list.addEventListener('focus', () => {
+      selectedOnFocus = untouched();
+      if (selectedOnFocus) this.text.list.select();
+    });
+    // A click that focused the box would put the caret down and undo that selection.
+    this.text.list.addEventListener('mouseup', (ev) => {
+      if (selectedOnFocus) ev.preventDefault();
+      selectedOnFocus = false;
+    });
+    this.text.list.addEventListener('paste', (ev) => {
+      const pasted = ev.clipboardData?.getData('text/plain');
+      if (!untouched() || typeof pasted !== 'string') return;
+      ev.preventDefault();
+      this.text.list.value = pasted;
+      this.text.list.dispatchEvent(new Event('input', { bubbles: true }));
+      this.text.list.dispatchEvent(new Event('change', { bubbles: true }));
+    });
 
     this.families.forEach((box) =>
       box.addEventListener('change', () => {
@@ -202,7 +223,7 @@ export class Controls {
       toggle.dataset.testid = `own-${f}`;
       // One span for the text: the label is a flex row, which would space out each sub/sup.
       const words = document.createElement('span');
-      words.append(` ${f}: its own σ`, sub('l'), sup('2'), ' = c · l', sup('q'));
+      words.append(` ${f}: its own σ`, sub('l'), sup('2'), ' (c · l', sup('q'), ' or a list)');
       toggleLabel.append(toggle, words);
       const fields = document.createElement('div');
       fields.className = 'own-fields';
@@ -235,7 +256,38 @@ export class Controls {
       lns.dataset.testid = `own-${f}-lns`;
       lnsLabel.append(lns, ' LNS: q = 2 − ε');
       const [expLabel, expInput] = mk('exp', 'q');
-      fields.append(cLabel, expLabel, lnsLabel);
+      // Or its own measured list (a lab hand-off gives Pre-LN's list to one product, LNS's to another).
+      const listModeLabel = document.createElement('label');
+      listModeLabel.className = 'inline-check';
+      const listMode = document.createElement('input');
+      listMode.type = 'checkbox';
+      listMode.dataset.testid = `own-${f}-islist`;
+      listModeLabel.append(listMode, ' a measured list');
+      const listLabel = document.createElement('label');
+      listLabel.className = 'own-field own-list';
+      const listBox = document.createElement('textarea');
+      listBox.rows = 2;
+      listBox.spellcheck = false;
+      listBox.id = `own-${f}-list`;
+      listBox.dataset.testid = `own-${f}-list`;
+      listBox.setAttribute('aria-describedby', `error-own-${f}`);
+      listLabel.append(`${f} σ_l², l = 1 … L `, listBox);
+      listBox.addEventListener('input', () => {
+        const m = this.state.own[f];
+        if (!m) return;
+        m.list = listBox.value;
+        this.onChange({ kind: 'input', field: `own-${f}-list` });
+      });
+      listBox.addEventListener('change', () => this.onChange({ kind: 'commit', field: `own-${f}-list` }));
+      listMode.addEventListener('change', () => {
+        const m = this.state.own[f];
+        if (!m) return;
+        if (listMode.checked) m.list = this.state.variance === 'list' ? this.state.text.list : '';
+        else delete m.list;
+        this.render();
+        this.onChange({ kind: 'commit', field: `own-${f}-list` });
+      });
+      fields.append(cLabel, expLabel, lnsLabel, listModeLabel, listLabel);
       const err = document.createElement('p');
       err.className = 'error';
       err.id = `error-own-${f}`;
@@ -265,7 +317,7 @@ export class Controls {
         this.render();
         this.onChange({ kind: 'commit', field: `own-${f}` });
       });
-      this.own[f] = { row, toggle, fields, cInput, expInput, expLabel, lns, err };
+      this.own[f] = { row, toggle, fields, cInput, expInput, expLabel, lns, err, cLabel, lnsLabel, listMode, listLabel, listBox };
     }
   }
 
@@ -278,6 +330,13 @@ export class Controls {
       o.toggle.checked = !!m;
       o.fields.hidden = !m;
       if (!m) continue;
+      const isList = typeof m.list === 'string';
+      o.listMode.checked = isList;
+      o.listLabel.hidden = !isList;
+      o.cLabel.hidden = isList;
+      o.expLabel.hidden = isList;
+      o.lnsLabel.hidden = isList;
+      if (isList && o.listBox.value !== m.list) o.listBox.value = m.list;
       if (o.cInput.value !== m.c) o.cInput.value = m.c;
       const exp = m.lns ? m.eps : m.q;
       if (o.expInput.value !== exp) o.expInput.value = exp;
@@ -335,8 +394,14 @@ export class Controls {
     for (const f of FAMILIES) {
       const o = this.own?.[f];
       if (!o) continue;
-      const msg = [errors[`${f}.c`], errors[`${f}.q`], errors[`${f}.eps`]].filter(Boolean).map((m) => `${f}: ${m}`).join('; ');
+      const isList = typeof this.state.own?.[f]?.list === 'string';
+      const msg = (isList ? [errors[`${f}.list`]] : [errors[`${f}.c`], errors[`${f}.q`], errors[`${f}.eps`]]).filter(Boolean).map((m) => `${f}: ${m}`).join('; ');
       if (o.err.textContent !== msg) o.err.textContent = msg;
+      const box = isList ? o.listBox : null;
+      for (const input of [o.cInput, o.expInput, o.listBox]) {
+        if (msg && (input === box || (!isList && input !== o.listBox))) input.setAttribute('aria-invalid', 'true');
+        else input.removeAttribute('aria-invalid');
+      }
     }
     // A hostile link can carry thousands of bad settings: name a few, count the rest.
     const unique = [...new Set(fragmentMessages)];

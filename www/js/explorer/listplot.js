@@ -23,35 +23,46 @@ export class ListPanel {
     });
   }
 
-  /** Draws a parsed list (the core's Float64Array or array), or clears the panel for null. */
-  set(values) {
+  /**
+   * Draws the measured lists in use: `entries` [{ key, label, color, values }] (values: the core's
+   * Float64Array); [] clears the panel. The least-squares power law is fitted and offered when
+   * there is one list (the shared one: "use it" sets the shared power law).
+   */
+  set(entries) {
     if (!this.ok) return;
-    const key = values ? `${values.length}|${values[0]}|${values[values.length - 1]}|${values[values.length >> 1]}` : '';
+    const list = (entries || []).filter((e) => e.values && e.values.length);
+    const key = list.map((e) => `${e.key}:${e.values.length}|${e.values[0]}|${e.values[e.values.length - 1]}|${e.values[e.values.length >> 1]}`).join(';');
     if (key === this.key) return;
     this.key = key;
-    if (!values || !values.length) {
+    if (!list.length) {
       this.plot.set({ xMin: 1, xMax: 10, series: [], message: 'No list yet.' });
       this.fitText.textContent = '';
       this.useFit.hidden = true;
       return;
     }
-    const ys = Float64Array.from(values);
-    const xs = Float64Array.from(ys, (_, i) => i + 1); // the layer index l of each value
-    const series = [{ key: 'list', label: 'measured σ_l²', short: 'σ_l²', color: '--c-scaled', width: 1.6, xs, ys, points: ys.length <= 200 }];
+    const series = [];
+    let longest = 2;
+    for (const e of list) {
+      const ys = Float64Array.from(e.values);
+      const xs = Float64Array.from(ys, (_, i) => i + 1); // the layer index l of each value
+      longest = Math.max(longest, ys.length);
+      series.push({ key: `list-${e.key}`, label: e.label, short: e.short ?? 'σ_l²', color: e.color, width: 1.6, xs, ys, points: ys.length <= 200 });
+    }
     this.fit = null;
-    const fitter = typeof core.fitPowerLaw === 'function' ? core.fitPowerLaw : null;
-    const r = fitter ? fitter(ys) : null;
+    const one = list.length === 1 && list[0].fit ? list[0] : null;
+    const fitter = one && typeof core.fitPowerLaw === 'function' ? core.fitPowerLaw : null;
+    const r = fitter ? fitter(Float64Array.from(one.values)) : null;
     if (r?.ok) {
       this.fit = r.value;
       const c = paramToken(this.fit.c);
       const q = paramToken(this.fit.q);
-      series.push({ key: 'fit', label: `least-squares fit ${c}·l^${q}`, short: 'fit', color: '--c-orange', dash: [6, 4], width: 1.6, xs, ys: Float64Array.from(this.fit.fitted), ref: true });
+      series.push({ key: 'fit', label: `least-squares fit ${c}·l^${q}`, short: 'fit', color: '--c-orange', dash: [6, 4], width: 1.6, xs: series[0].xs, ys: Float64Array.from(this.fit.fitted), ref: true });
       rich(this.fitText, `Fitted power law: σ_l² ≈ ${c} · l^${q} (least squares of log σ_l² on log l; a fit of the data, not a certified number; rms log residual ${paramToken(this.fit.rms_log_residual)}).`);
       this.useFit.hidden = false;
     } else {
       rich(this.fitText, r && !r.ok ? `No power-law fit: ${r.error}` : '');
       this.useFit.hidden = true;
     }
-    this.plot.set({ xMin: 1, xMax: Math.max(2, ys.length), series });
+    this.plot.set({ xMin: 1, xMax: longest, series });
   }
 }

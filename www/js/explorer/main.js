@@ -3,19 +3,23 @@
 
 import * as core from '../common/core.js';
 import { initCore, coreNotice, coreReady } from '../common/core.js';
-import { parseFragment, serialize, validate, initialGood, parsedList, listFitsLink, LINK_LIST_MAX, FIELDS } from './state.js';
+import { parseFragment, serialize, validate, initialGood, parsedList, parsedOwnList, listFitsLink, LINK_LIST_MAX, FIELDS, paramsFor, EXAMPLE_LIST, FAMILIES, ownList } from './state.js';
 import { Controls } from './controls.js';
 import { Plot, refreshTheme } from '../common/plot.js';
-import { compute, POINTS, COARSE_POINTS } from './series.js';
+import { compute, POINTS, COARSE_POINTS, FAMILY_STYLE } from './series.js';
 import { Readouts, readoutItems, setText } from './readouts.js';
 import { Cards } from './cards.js';
 import { RotationPanel } from './rotation.js';
 import { PRESETS, MODEL_DEPTHS } from './presets.js';
 import { depthLabel, paramToken, grouped } from '../common/format.js';
 import { ListPanel } from './listplot.js';
+import { rich } from '../common/rich.js';
+import { labSource } from './handoff.js';
 import { Share } from './share.js';
 import { Access } from './access.js';
 import { embedded, initEmbed, stripEmbed, syncEmbed } from './embed.js';
+import { Answer } from './answer.js';
+import { expansionNote } from './expansion.js';
 import { Proofs } from './proofs.js'; // the cards' "Why" derivations (proofs owns it)
 
 const statusEl = document.getElementById('status');
@@ -29,6 +33,8 @@ let pendingCommit = false;
 let everDrawn = false;
 const stats = { updates: 0, last: 0, times: [] };
 window.depthprodStats = stats;
+// For tests and outside checks: the core parameters a product shown is evaluated with.
+stats.paramsOf = (family) => paramsFor(family, state, good);
 // For tests and outside checks: the ranges each plot last drew (read live: a plot redraws on resize too).
 Object.defineProperty(stats, 'axes', {
   get: () => Object.fromEntries(Object.entries(plots).map(([k, p]) => [k, { yMin: p.yMin, yMax: p.yMax, xMin: p.xMin, xMax: p.xMax, xLog: p.xLog, message: p.message, drawn: p.cssW > 0, onScreen: p.onScreen }])),
@@ -69,6 +75,7 @@ const shareBar = document.querySelector('[data-share-bar]');
 const share = shareBar ? new Share(shareBar, plots.main) : null;
 const access = new Access(plots);
 const proofs = new Proofs(); // the cards' "Why" derivations
+const answer = new Answer(document.querySelector('[data-testid="answer"]'), document.querySelector('[data-testid="pin-numbers"]'));
 
 function setStatus(text, isError) {
   // A core loaded the slow way (wasm served with the wrong MIME type) keeps saying how to fix it.
@@ -88,10 +95,10 @@ function applyFragment(hash, { now = false } = {}) {
   const present = new URLSearchParams(String(hash).replace(/^#/, ''));
   // A hand-off from the lab names the lab's view (its own fragment): the link back reopens it.
   document.querySelector('[data-testid="to-lab"]')?.setAttribute('href', state.lab ? `lab.html#${state.lab}` : 'lab.html');
-  if (state.variance === 'list' && !present.has('n')) {
-    // A link with a list but no depth shows the list's full depth, as pasting it does.
-    const r = parsedList(state.text.list);
-    if (r.ok) state.text.n = String(r.value.length);
+  if (!present.has('n')) {
+    // A link with lists but no depth shows the shortest list's full depth, as pasting it does.
+    const n = listDepth();
+    if (n) state.text.n = String(n);
   }
   good = initialGood();
   controls.render(state);
@@ -140,15 +147,29 @@ function schedule(commit, write = true, { coarse = false } = {}) {
 
 function onChange({ kind, field }) {
   if (kind === 'commit') fragmentMessages = [];
-  if ((field === 'variance' || field === 'list') && state.variance === 'list') {
-    // N follows the list: a new or edited list shows its full depth (the reader can then lower N).
-    const r = parsedList(state.text.list);
-    if (r.ok) {
-      state.text.n = String(r.value.length);
+  if (((field === 'variance' || field === 'list') && state.variance === 'list') || /^own-.*-list$/.test(field ?? '')) {
+    // N follows the lists: a new or edited list shows its full depth (the reader can then lower N).
+    const n = listDepth();
+    if (n) {
+      state.text.n = String(n);
       controls.render(state);
     }
   }
   schedule(kind === 'commit', true, { coarse: kind !== 'commit' });
+}
+
+/** The length of the shortest list in use (the shared one, each product's own), or 0 when none can be read. */
+function listDepth() {
+  const parsed = [];
+  if (state.variance === 'list') parsed.push(() => parsedList(state.text.list));
+  for (const f of FAMILIES) if (ownList(state.own?.[f])) parsed.push(() => parsedOwnList(f, state.own[f].list));
+  let n = 0;
+  for (const parse of parsed) {
+    const r = parse();
+    if (!r.ok) return 0;
+    n = n ? Math.min(n, r.value.length) : r.value.length;
+  }
+  return n;
 }
 
 function onPreset(name) {
@@ -211,10 +232,11 @@ function update(commit, write, { coarse = false } = {}) {
     good = v.good;
     errors = v.errors;
     controls.showErrors(errors, fragmentMessages);
+    showLists();
     if (state.variance === 'list') {
-      listPanel.set(good.list);
       const linkNote = good.list && !listFitsLink(good.listText) ? ` This list is too long for the page’s link (over ${grouped(LINK_LIST_MAX)} characters): the link keeps every other setting and says that the list must be pasted again.` : '';
-      controls.setListInfo(good.list ? `${good.list.length} values: N follows the list (N = ${good.list.length}; any N from 1 to ${good.list.length} can be typed). In the correction’s convention N = L − 1, so a model with L layers gives L − 1 values.${linkNote}` : '');
+      const example = state.text.list === EXAMPLE_LIST ? ' (the example list: paste or type your own over it)' : '';
+      controls.setListInfo(good.list ? `Read ${grouped(good.list.length)} value${good.list.length === 1 ? '' : 's'}${example}: N follows the list (N = ${good.list.length}; any N from 1 to ${good.list.length} can be typed). N counts the layers a Jacobian crosses, one factor per layer: a model with L layers gives L values (the variances of its layer inputs x_1 … x_L), N = L.${linkNote}` : '');
     }
     if (v.coreDown) {
       setStatus(`The core cannot evaluate yet: ${v.coreDown}`, true);
@@ -255,6 +277,39 @@ function update(commit, write, { coarse = false } = {}) {
 }
 
 /**
+ * The list figure: every measured list in use (the shared one, each product's own), where it came
+ * from when the lab handed it over, and a link back to that lab run.
+ */
+function showLists() {
+  const entries = [];
+  if (state.variance === 'list' && good.list) entries.push({ key: 'shared', label: 'measured σ_l²', color: '--c-scaled', values: good.list, fit: true });
+  for (const f of FAMILIES) {
+    if (ownList(state.own?.[f]) && good.own?.[f]?.list) entries.push({ key: f, label: `${f}: its own σ_l²`, short: `${f} σ_l²`, color: FAMILY_STYLE[f].color, values: good.own[f].list });
+  }
+  const field = document.getElementById('list-plot-field');
+  const show = entries.length > 0 || state.variance === 'list';
+  if (field && field.hidden !== !show) field.hidden = !show;
+  if (show) listPanel.set(entries);
+  const src = document.getElementById('list-source');
+  if (!src) return;
+  const from = show ? labSource(state, good) : null;
+  const key = from ? `${from.lead}|${from.href}` : '';
+  if (src.dataset.key !== key) {
+    src.dataset.key = key;
+    if (from) {
+      const a = document.createElement('a');
+      a.href = from.href;
+      a.dataset.testid = 'list-source-link';
+      a.textContent = 'open that lab run';
+      const lead = document.createElement('span');
+      rich(lead, `${from.lead}: `);
+      src.replaceChildren(lead, a, '.');
+    } else src.replaceChildren();
+    src.hidden = !from;
+  }
+}
+
+/**
  * Whether a field the current view uses holds a value the core refused: then every number shown is
  * the last good one and is marked as not updated.
  */
@@ -264,7 +319,7 @@ function staleInputs() {
   if (state.variance === 'power') used.push(state.lns ? 'eps' : 'q');
   if (state.variance === 'exp') used.push('lambda');
   if (state.variance === 'list') used.push('list');
-  for (const f of Object.keys(state.own || {})) used.push(`${f}.c`, `${f}.q`, `${f}.eps`);
+  for (const f of Object.keys(state.own || {})) used.push(`${f}.c`, `${f}.q`, `${f}.eps`, `${f}.list`);
   return used.some((k) => errors[k]);
 }
 
@@ -288,7 +343,7 @@ function showDepthView(view) {
   const marks = document.getElementById('model-depths');
   if (marks) {
     const list = MODEL_DEPTHS.map((m) => `${m.name} ${m.layers} layers`).join(', ');
-    const t = `Marked on the depth axis (ticks and band): real models, at N = L − 1 for L layers: ${list}.`;
+    const t = `Marked on the depth axis (ticks and band): real models, at N = L for L layers: ${list}.`;
     if (marks.textContent !== t) marks.textContent = t;
   }
 }
@@ -307,12 +362,21 @@ function draw(res) {
   const notes = res.remainderNotes || [];
   const remainderMessage = res.remainder.length ? '' : notes.length ? notes.join('. ') : 'No divergent product among those shown.';
   plots.remainder.set({ xMin: 1, xMax, series: res.remainder, message: remainderMessage }, { legend: false });
+  // No empty frame: with nothing to draw, the figure says why in words instead.
+  const remWrap = document.querySelector('[data-plot="remainder"]');
+  if (remWrap && remWrap.hidden !== !res.remainder.length) remWrap.hidden = !res.remainder.length;
   plots.tail.set({ xMin: 1, xMax, series: res.tail, message: res.tail.length ? '' : 'No convergent product among those shown.' }, { legend: false });
   T.push(performance.now());
   showDepthView(view);
   for (const p of Object.values(plots)) p.renderLegend();
   const remainderNote = document.getElementById('remainder-note');
   if (remainderNote) setText(remainderNote, res.remainder.length && notes.length ? `(${notes.join('; ')})` : '');
+  const remEmpty = document.getElementById('remainder-empty');
+  if (remEmpty) {
+    const why = res.remainder.length ? '' : [`${remainderMessage.replace(/\.$/, '')}.`, ...(res.unsettled || []).map((f) => expansionNote(f, res.expansions?.[f]))].filter(Boolean).join(' ');
+    rich(remEmpty, why);
+    if (remEmpty.hidden !== !why) remEmpty.hidden = !why;
+  }
   showWidthNote('width-note', res.widthNotes);
   showWidthNote('tail-width-note', res.tailWidthNotes);
   T.push(performance.now());
@@ -327,7 +391,9 @@ function draw(res) {
   T.push(performance.now());
   proofs.update(state, good); // the cards' "Why" derivations
   T.push(performance.now());
-  const names = ['canvases', 'legends and notes', 'readouts', 'cards', 'share and access', 'proofs'];
+  answer.update(state, good, res);
+  T.push(performance.now());
+  const names = ['canvases', 'legends and notes', 'readouts', 'cards', 'share and access', 'proofs', 'answer'];
   stats.drawPhases = Object.fromEntries(names.map((k, i) => [k, +(T[i + 1] - T[i]).toFixed(2)]));
 }
 
@@ -370,7 +436,10 @@ window.addEventListener('unhandledrejection', (ev) => {
 
 initCore().then((err) => {
   performance.mark('depthprod:core-ready');
-  if (err) setStatus(err, true);
+  if (err) {
+    setStatus(err, true);
+    answer.fail(`No numbers: ${err}`);
+  }
   applyFragment(location.hash, { now: true });
   rotation.update();
 });

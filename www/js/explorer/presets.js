@@ -44,14 +44,14 @@ export const PRESETS = {
 
 /**
  * Depths of some real decoder-only models, marked on the depth axis. `layers` is L, the number of
- * Transformer blocks each paper reports; `n` is the product's depth N = L − 1 (the correction's
- * convention), written out here rather than computed.
+ * Transformer blocks each paper reports; `n` is the product's depth N = L (one factor per layer a
+ * Jacobian crosses, docs/MATH.md §1), written out here rather than computed.
  */
 export const MODEL_DEPTHS = [
-  { name: 'GPT-2 small', layers: 12, n: 11, source: 'Radford et al. 2019' },
-  { name: 'LLaMA-2 7B', layers: 32, n: 31, source: 'Touvron et al. 2023' },
-  { name: 'GPT-2 XL', layers: 48, n: 47, source: 'Radford et al. 2019' },
-  { name: 'LLaMA-2 70B', layers: 80, n: 79, source: 'Touvron et al. 2023' },
-  { name: 'GPT-3 175B', layers: 96, n: 95, source: 'Brown et al. 2020' },
-  { name: 'Llama 3.1 405B', layers: 126, n: 125, source: 'Llama Team 2024' },
+  { name: 'GPT-2 small', layers: 12, n: 12, source: 'Radford et al. 2019' },
+  { name: 'LLaMA-2 7B', layers: 32, n: 32, source: 'Touvron et al. 2023' },
+  { name: 'GPT-2 XL', layers: 48, n: 48, source: 'Radford et al. 2019' },
+  { name: 'LLaMA-2 70B', layers: 80, n: 80, source: 'Touvron et al. 2023' },
+  { name: 'GPT-3 175B', layers: 96, n: 96, source: 'Brown et al. 2020' },
+  { name: 'Llama 3.1 405B', layers: 126, n: 126, source: 'Llama Team 2024' },
 ];

@@ -1,8 +1,11 @@
 // The "Why" of every claim card: a <details data-testid="why-<id>"> appended to each
 // <article data-testid="card-<id>">, holding the card's short derivation (docs/MATH.md in brief) as
-// MathML built at build time (proofs-math.js, from scripts/proofs-source.mjs), with the current
-// view's numbers filled into its <mn data-slot> elements. Every number comes from the core
-// (core.js: evaluate, closedForms, rotation); this file only picks, formats and places them.
+// MathML built at build time (proofs-math.js, from scripts/proofs-source.mjs), with its card's
+// numbers filled into its <mn data-slot> elements. A derivation is about its card's product at
+// the card's parameters (cards.js claimParams: the product's own variance and ε, or the regime
+// the card names), and names them. Every number comes from the core (core.js: evaluate,
+// closedForms, rotation; series.js: the same prepared products as the plots); this file only
+// picks, formats and places them.
 //
 // `#…&why=eq65` opens that card's Why and scrolls to it; printing opens them all. Cards that
 // cards.js adds later get a Why too (their own derivation if proofs-source.mjs has one, otherwise a
@@ -10,8 +13,9 @@
 
 import * as core from '../common/core.js';
 import { PACKED } from './proofs-math.js';
-import { paramsFor } from './state.js';
-import { certifiedText, depthLabel, directed, paramToken, plain, termsText, trimZeros } from '../common/format.js';
+import { claimParams, coreParams, hasClaim, isDecimalOne, lawArgs } from './cards.js';
+import { evalFor, growthFor } from './series.js';
+import { depthLabel, directed, identifyingText, plain, trimZeros } from '../common/format.js';
 
 const MATHML = 'http://www.w3.org/1998/Math/MathML';
 
@@ -55,96 +59,110 @@ function hashWithWhy(hash, id) {
 }
 
 // ───────────── numbers: each slot's text and the interval it stands for ─────────────
+//
+// A slot's data-kind says what its text means, for readers of the DOM and for the tests:
+//   enclosure  the digits the core's enclosure [data-lo, data-hi] certifies (identifyingText);
+//   exact      the decimal shown is itself the number meant: a typed parameter, the depth, or a
+//              bound the core rounded upward (written after "≤");
+//   double     a double the core returns without an enclosure (h_N, written after "≈").
 
 const none = null;
-/** A certified enclosure: the digits both ends agree on. */
+/** A certified enclosure: the digits it certifies. */
 const enclosed = (e) => {
   if (!e) return none;
-  const c = certifiedText(e.value, e.lo, e.hi);
-  return c ? { text: c.text, lo: e.lo, hi: e.hi, certified: c.certified } : none;
+  const c = identifyingText(e.value ?? e.lo, e.lo, e.hi);
+  return c ? { text: c.text, lo: e.lo, hi: e.hi, kind: 'enclosure', certified: c.certified } : none;
 };
-/** A number the core returns without an enclosure (Eq. 65's own formula, an angle). */
-const exactish = (x) => (Number.isFinite(x) ? { text: plain(x, 12), lo: x, hi: x } : none);
-/** An upper bound, rounded up for display; `lo` is its known lower end when there is one. */
-const upper = (hi, lo = hi) => (Number.isFinite(hi) ? { text: trimZeros(directed(hi, 10, +1)), lo, hi } : none);
-const param = (x) => (Number.isFinite(x) ? { text: paramToken(x), lo: x, hi: x } : none);
-/** A closed-form number: a plain double from today's core, an enclosure {value, lo, hi} from the certified API. */
-const closedValue = (x) => (x && typeof x === 'object' ? enclosed(x) : exactish(x));
-const closedUpper = (x) => (x && typeof x === 'object' ? upper(x.hi, x.lo) : upper(x));
+/** A decimal that is exactly what it says. */
+const exact = (text) => ({ text, lo: Number(text), hi: Number(text), kind: 'exact' });
+/** An upper bound from the core, rounded up to 10 digits for display: the shown decimal is the bound. */
+const upper = (hi) => (Number.isFinite(hi) ? exact(trimZeros(directed(hi, 10, +1))) : none);
+/** One of q and ε = 2 − q as claimParams writes it (typed, or the core's enclosure of 2 − x). */
+const lawValue = (x) => (!x ? none : x.exact ? exact(x.text) : { text: x.text, lo: x.lo, hi: x.hi, kind: 'enclosure', certified: true });
 
 const ok = (r) => (r && r.ok ? r.value : null);
 
-/** The leading term N^e (not log) and the log N term of a divergence. */
-const powerTerm = (div) => div?.terms?.find((t) => !t.log && t.exponent > 0) || null;
-const logTerm = (div) => div?.terms?.find((t) => t.log) || null;
-
-/** Everything the derivations show for one view: slot values and the conditions of the blocks. */
-function viewNumbers(state, good) {
-  const n = good.n;
-  const power = state.variance === 'power';
-  const ev = (family, at) => ok(core.evaluate({ ...paramsFor(family, state, good), n: at }));
-  const scaled = ev('scaled', n);
-  const scaled1 = ev('scaled', 1);
-  const unscaled = ev('unscaled', n);
-  const harmonic = ev('harmonic', n);
-  // The typed decimals, as the products get them (paramsFor): q, or eps when LNS sets q = 2 - eps.
-  const raw = good.raw || {};
-  const law = { c: raw.c ?? good.c, ...(state.lns ? { eps: raw.eps ?? good.eps } : { q: raw.q ?? good.q }) };
-  const [a, b] = [raw.a ?? good.a, raw.b ?? good.b];
-  const closed = power ? ok(core.closedForms({ a, b, ...law, n })) : null;
-  // The two halves of the zeta-sum bound: the same core function with B = 0, then with A = 0.
-  const closedA = power ? ok(core.closedForms({ a, b: 0, ...law })) : null;
-  const closedB = power ? ok(core.closedForms({ a: 0, b, ...law })) : null;
-  // H_N is the angle of the rotation product with theta = 1, r = 1.
-  const rot = n === 'inf' ? null : ok(core.rotation(1, 1, n));
-  const eq65 = closed?.eq65 || null;
-  const uPow = powerTerm(unscaled?.divergent);
-  const uLog = logTerm(unscaled?.divergent);
-  const hLog = logTerm(harmonic?.divergent);
-
+/**
+ * Everything one card's derivation shows, for that card's claim (cards.js claimParams): the slot
+ * values and the conditions of its blocks. Every number is the core's for exactly the parameters
+ * the card is evaluated with.
+ */
+function claimNumbers(claim) {
+  const n = claim.n;
+  const params = coreParams(claim);
+  const at = (depth) => ok(evalFor(params, depth));
+  const here = at(n);
+  const growth = ok(growthFor(params));
   const slots = {
-    A: param(good.a),
-    B: param(good.b),
-    c: param(good.c),
-    q: param(good.q),
-    N: n === 'inf' ? { text: '∞', lo: Infinity, hi: Infinity } : { text: depthLabel(n), lo: n, hi: n },
-    eps: eq65 ? closedValue(eq65.eps) : none,
-    qn: enclosed(scaled?.log_product),
-    qinf: enclosed(scaled?.limit),
-    q1: enclosed(scaled1?.log_product),
-    z1: enclosed(closedA?.zeta_bound),
-    z2: enclosed(closedB?.zeta_bound),
-    zb: enclosed(scaled?.zeta_bound || closed?.zeta_bound),
-    e65n: eq65 && eq65.exponent_at_n != null ? closedValue(eq65.exponent_at_n) : none,
-    e65lim: eq65 ? closedValue(eq65.limit) : none,
-    tail: scaled?.tail ? upper(scaled.tail.hi, scaled.tail.lo) : none,
-    ztail: closed && closed.zeta_tail_bound != null ? closedUpper(closed.zeta_tail_bound) : none,
-    pn: enclosed(unscaled?.log_product),
-    u1: uPow ? exactish(uPow.coefficient) : none,
-    u2: uLog ? exactish(uLog.coefficient) : none,
-    cc: enclosed(unscaled?.divergent?.constant),
-    hn: rot ? exactish(rot.angle) : none,
-    harm: enclosed(harmonic?.log_product),
-    hcoef: hLog ? exactish(hLog.coefficient) : none,
-    hc: enclosed(harmonic?.divergent?.constant),
+    A: exact(claim.a),
+    B: exact(claim.b),
+    c: exact(claim.law.c.text),
+    q: lawValue(claim.law.q),
+    eps: lawValue(claim.law.eps),
+    N: n === 'inf' ? { text: '∞', lo: Infinity, hi: Infinity, kind: 'exact' } : { text: depthLabel(n), lo: n, hi: n, kind: 'exact' },
   };
-  const when = {
-    power,
-    notpower: !power,
-    q1: power && good.q === 1 && good.a > 0,
-    finite: n !== 'inf',
-    infinite: n === 'inf',
-    eq65finite: !!eq65 && eq65.exponent_at_n != null,
-    eq65inf: !!eq65 && eq65.exponent_at_n == null,
-    noeq65: power && !eq65,
-    eq65c1: !!eq65 && good.c === 1 && !!scaled?.limit,
-    eq65cnot1: !!eq65 && good.c !== 1,
-    harmlog: !!hLog,
-    harmconv: !!harmonic?.limit,
-    scaledlimit: !!scaled?.limit,
-    powerfinite: power && n !== 'inf' && !!scaled?.tail && !!slots.ztail,
-  };
-  return { slots, when, unscaled };
+  const when = { finite: n !== 'inf', infinite: n === 'inf' };
+  if (claim.family !== 'unscaled') {
+    // h_N, the angle of the rotation product with θ = 1, r = 1: a double-precision sum (not an enclosure).
+    const rot = n === 'inf' ? null : ok(core.rotation(1, 1, n));
+    slots.hn = rot && Number.isFinite(rot.angle) ? { text: plain(rot.angle, 10), lo: rot.angle, hi: rot.angle, kind: 'double' } : none;
+  }
+
+  if (claim.family === 'unscaled') {
+    Object.assign(slots, {
+      pn: enclosed(here?.log_product),
+      cc: enclosed(here?.divergent?.constant),
+      u1: enclosed(growth?.coefficient),
+      u2: enclosed(growth?.log_coefficient),
+    });
+    const both = !!growth?.coefficient && !!growth?.log_coefficient;
+    // A negative log N coefficient is written in brackets ("+ (−4900000) log N").
+    const negative = both && growth.log_coefficient.hi < 0;
+    Object.assign(when, {
+      eq11both: both && !negative,
+      eq11bothneg: negative,
+      eq11coef: both,
+      eq11sqrt: !!growth?.coefficient && !growth?.log_coefficient,
+      eq11log: !growth?.coefficient && !!growth?.log_coefficient,
+      eq11conv: growth?.class === 'convergent',
+    });
+  } else if (claim.family === 'scaled') {
+    const law = lawArgs(claim.variance);
+    const closed = ok(core.closedForms({ a: claim.a, b: claim.b, ...law, n }));
+    // The two halves of the zeta-sum bound: the same core function with B = 0, then with A = 0.
+    const closedA = ok(core.closedForms({ a: claim.a, b: 0, ...law }));
+    const closedB = ok(core.closedForms({ a: 0, b: claim.b, ...law }));
+    const eq65 = closed?.eq65 || null;
+    Object.assign(slots, {
+      qn: enclosed(here?.log_product),
+      qinf: enclosed(here?.limit),
+      q1: enclosed(at(1)?.log_product),
+      z1: enclosed(closedA?.zeta_bound),
+      z2: enclosed(closedB?.zeta_bound),
+      zb: enclosed(closed?.zeta_bound),
+      e65n: enclosed(eq65?.exponent_at_n),
+      e65lim: enclosed(eq65?.limit),
+      tail: here?.tail ? enclosed({ value: here.tail.lo, lo: here.tail.lo, hi: here.tail.hi }) : none,
+      ztail: closed && closed.zeta_tail_bound != null ? upper(closed.zeta_tail_bound) : none,
+    });
+    Object.assign(when, {
+      limitN: n !== 'inf' && !!here?.limit,
+      limitInf: n === 'inf' && !!here?.limit,
+      e65finite: !!eq65?.exponent_at_n,
+      e65inf: !!eq65 && !eq65.exponent_at_n,
+      c1: isDecimalOne(claim.law.c.text) && !!here?.limit,
+      cnot1: !isDecimalOne(claim.law.c.text),
+      tailbound: n !== 'inf' && !!here?.tail && !!slots.ztail,
+    });
+  } else {
+    Object.assign(slots, {
+      harm: enclosed(here?.log_product),
+      hc: enclosed(here?.divergent?.constant),
+      hcoef: enclosed(growth?.log_coefficient),
+    });
+    Object.assign(when, { harmlog: !!growth?.log_coefficient, harmconv: growth?.class === 'convergent' });
+  }
+  return { slots, when };
 }
 
 // ───────────── the panels ─────────────
@@ -317,10 +335,6 @@ export class Proofs {
       el.setAttribute('role', 'group');
       el.setAttribute('aria-label', 'formula (scrolls sideways when wide)');
       el.append(mathml(block.m));
-      if (block.chain) el.dataset.chain = JSON.stringify(block.chain);
-    } else if (block.terms) {
-      el = document.createElement('p');
-      el.className = 'why-terms';
     } else {
       el = document.createElement('p');
       for (const part of block.p) el.append(mathml(part));
@@ -329,37 +343,22 @@ export class Proofs {
     return el;
   }
 
-  /** Writes the view's numbers into the given panels and shows the blocks that apply to it. */
+  /** Writes each panel's numbers (its card's claim, cards.js) and shows the blocks that apply to it. */
   fill(panels) {
     const { state, good } = this.view;
-    const { slots, when, unscaled } = viewNumbers(state, good);
+    const byKey = new Map(); // eq65 and s41 judge the same claim: its numbers are asked once
     for (const d of panels) {
-      for (const el of d.querySelectorAll('[data-when]')) el.hidden = !when[el.dataset.when];
-      for (const mn of d.querySelectorAll('mn[data-slot]')) setSlot(mn, slots[mn.dataset.slot]);
-      for (const p of d.querySelectorAll('.why-terms')) this.terms(p, unscaled, slots.cc);
+      const claim = hasClaim(d.dataset.card) ? claimParams(d.dataset.card, state, good) : null;
+      let numbers = null;
+      if (claim) {
+        const key = JSON.stringify({ ...coreParams(claim), n: claim.n });
+        if (!byKey.has(key)) byKey.set(key, claimNumbers(claim));
+        numbers = byKey.get(key);
+      }
+      for (const el of d.querySelectorAll('[data-when]')) el.hidden = !numbers?.when[el.dataset.when];
+      for (const mn of d.querySelectorAll('mn[data-slot]')) setSlot(mn, numbers?.slots[mn.dataset.slot] ?? none);
       const link = d.querySelector('.why-link');
       if (link) link.href = hashWithWhy(location.hash, d.dataset.card);
-    }
-  }
-
-  /** "For this view the core finds log P_N = … + C + o(1), C = …" (or its finite limit). */
-  terms(p, unscaled, cc) {
-    const math = (slot, value) => {
-      const m = document.createElementNS(MATHML, 'math');
-      const mn = document.createElementNS(MATHML, 'mn');
-      mn.dataset.slot = slot;
-      setSlot(mn, value);
-      m.append(mn);
-      return m;
-    };
-    if (unscaled?.divergent) {
-      p.replaceChildren(`For this view the core finds log P_N = ${termsText(unscaled.divergent.terms)} + C + o(1)`);
-      if (cc) p.append(', with C = ', math('cc', cc), '.');
-      else p.append('; C is not resolvable in double precision here, and no digits are shown for it.');
-    } else if (unscaled?.limit) {
-      p.replaceChildren('For this view the unscaled product converges: log P_∞ = ', math('pinf', enclosed(unscaled.limit)), '.');
-    } else {
-      p.replaceChildren('');
     }
   }
 }
@@ -377,12 +376,14 @@ function setSlot(mn, value) {
   if (value) {
     mn.setAttribute('data-lo', String(value.lo));
     mn.setAttribute('data-hi', String(value.hi));
+    mn.setAttribute('data-kind', value.kind);
     mn.removeAttribute('data-missing');
     if (value.certified === false) mn.setAttribute('data-uncertified', 'true');
     else mn.removeAttribute('data-uncertified');
   } else {
     mn.removeAttribute('data-lo');
     mn.removeAttribute('data-hi');
+    mn.removeAttribute('data-kind');
     mn.setAttribute('data-missing', 'true');
   }
 }

@@ -2,9 +2,10 @@
 // (parseFloat-readable), followed by its enclosure, with a one-line meaning underneath.
 
 import { rich } from '../common/rich.js';
-import { certifiedText, enclosureText, directed, plain, termsText, depthLabel, finite } from '../common/format.js';
+import { certifiedText, enclosureText, directed, plain, termsText, depthLabel, finite, trimZeros } from '../common/format.js';
 import { FAMILY_STYLE } from './series.js';
 import { FAMILIES, modelFor } from './state.js';
+import { expansionBrief } from './expansion.js';
 
 // No live region per value (it would speak on every frame of a drag): access.js announces the key
 // numbers once they settle.
@@ -90,13 +91,17 @@ export class Readouts {
   }
 }
 
-/** Text parts for an enclosure {value, lo, hi}: the certified digits, then the enclosure. */
+/**
+ * Text parts for an enclosure {value, lo, hi}: the certified digits, then the enclosure. Trailing
+ * zeros of the fraction are dropped (2.5 for an enclosure of 2.5 certified to 15 digits, not
+ * "2.50000000000000"): the shortest decimal those digits identify; the enclosure shows the width.
+ */
 export function enclosureParts(e) {
   if (!e) return null;
   const c = certifiedText(e.value, e.lo, e.hi);
   if (!c) return null;
   return {
-    num: c.text,
+    num: c.certified && /\.\d*0(e|$)/.test(c.text) ? trimZeros(c.text) : c.text,
     approx: c.certified ? '' : '(no digit certified)',
     enc: c.digits >= 17 ? '(exact)' : `∈ ${enclosureText(e.lo, e.hi, c.digits)}`,
   };
@@ -147,7 +152,9 @@ export function readoutItems(state, good, res) {
     const whose = correctionCase ? 'the correction’s expansion, for σ_l² = l' : 'this page’s generalisation; the correction derives it for σ_l² = l only';
     const parts = un.divergent.constant ? enclosureParts(un.divergent.constant) : null;
     if (parts) {
-      items.push({ id: 'constant-c', label: 'C, the unscaled constant', ...parts, meaning: `log P_N = ${termsText(un.divergent.terms)} + C + o(1): ${whose}`, more: allTerms(un.divergent.terms, 'P'), color: FAMILY_STYLE.unscaled.color });
+      // Where the expansion has not settled, say so briefly; the figure "How each product settles" says why.
+      const idle = res.unsettled?.includes('unscaled') ? ` Not informative here: ${expansionBrief('unscaled', res.expansions?.unscaled)}` : '';
+      items.push({ id: 'constant-c', label: 'C, the unscaled constant', ...parts, meaning: `log P_N = ${termsText(un.divergent.terms)} + C + o(1): ${whose}.${idle}`, more: allTerms(un.divergent.terms, 'P'), color: FAMILY_STYLE.unscaled.color });
     } else {
       items.push({
         id: 'constant-c',

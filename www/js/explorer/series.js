@@ -206,6 +206,8 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
 
   const main = [];
   const remainderNotes = [];
+  const unsettled = []; // divergent families whose expansion has not settled to C on the plotted depths
+  const expansions = {};
   const remainder = [];
   const tail = [];
   const widthNotes = [];
@@ -267,7 +269,14 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
     // The remainder is drawn only where it settles on the plotted range; otherwise the note says why.
     const settles = rem && C ? settlesTo(rem, C) : false;
     if (rem && !C) remainderNotes.push(`${st.name}: C is not resolvable in double precision for these parameters, so there is no limit to draw the remainder against`);
-    else if (rem && !settles) remainderNotes.push(`${st.name}: not drawn, the remainder has not settled within the plotted depths (N ≤ ${depthLabel(nMax)}); its leading terms do not yet describe log ${st.sym}_N`);
+    else if (rem && !settles) {
+      remainderNotes.push(`${st.name}: not drawn, the remainder has not settled within the plotted depths (N ≤ ${depthLabel(nMax)}); its leading terms do not yet describe log ${st.sym}_N`);
+      unsettled.push(f);
+      // What the expansion amounts to where it is not informative, all from the core: its terms
+      // summed at N (the 'leading' curve), C, the remainder at the last plotted depth, log P_N.
+      const at = n === 'inf' ? null : cachedCurve(p, 'leading', Float64Array.of(n), `${n}|1`);
+      expansions[f] = { terms: div.terms, constant: C, leadingAtN: at?.ok ? at.value[0] : null, nAt: n, remainderEnd: rem[rem.length - 1], nEnd: ns[ns.length - 1], logAtN: ev.log_product ?? null };
+    }
     if (rem && settles && want.remainder) {
       remainder.push({ key: `rem-${f}`, label: `${st.name}: log ${st.sym}_N − (${terms})`, short: `${st.name} remainder`, color: st.color, width: 2.2, xs: ns, ys: rem, points: few });
       if (C) remainder.push({ key: `c-${f}`, label: `C (${st.name})`, short: `C ${st.name}`, color: st.color, dash: [7, 4], width: 1.4, hline: C.value, band: [C.lo, C.hi] });
@@ -315,7 +324,7 @@ export function compute(state, good, want = { tail: true, remainder: true }) {
     tail.push({ key: `tail-${f}`, label: `${st.name}: Σ_{l>N} g(l) ≤ bound`, short: `${st.name} tail ≤`, color: st.color, width: 2.2, xs: ns, ys: tl.value, points: few, bounds: () => curveBounds(tp, ns, 'tail'), yBand: wide ? bandOf(tl, tp, 'tail', ns) : undefined });
   }
 
-  return { ok: true, grid: ns, nMax, n, evals, evalErrors, closed, expBound, main, remainder, remainderNotes, tail, widthNotes, tailWidthNotes, problems, label: depthLabel(n) };
+  return { ok: true, grid: ns, nMax, n, evals, evalErrors, closed, expBound, main, remainder, remainderNotes, unsettled, expansions, tail, widthNotes, tailWidthNotes, problems, label: depthLabel(n) };
 }
 
 /** How many leading terms a legend shows before "+ k more terms". */

@@ -33,13 +33,22 @@ export function defaultState() {
 export function cloneState(s) {
   const own = {};
   for (const [f, m] of Object.entries(s.own || {})) own[f] = { ...m };
-  return { text: { ...s.text }, families: [...s.families], variance: s.variance, lns: s.lns, logy: s.logy, linx: s.linx, zoom: s.zoom ? [...s.zoom] : null, own };
+  return { lab: s.lab, text: { ...s.text }, families: [...s.families], variance: s.variance, lns: s.lns, logy: s.logy, linx: s.linx, zoom: s.zoom ? [...s.zoom] : null, own };
 }
 
-/** A family's own power law as typed: σ_l² = c · l^q, or l^(2 − ε) when `lns`. */
-export function ownModel({ c = '1', q = '1', eps = '0.5', lns = false } = {}) {
-  return { c: String(c), q: String(q), eps: String(eps), lns: !!lns };
+/**
+ * A family's own variance model as typed: the power law σ_l² = c · l^q, or l^(2 − ε) when `lns`;
+ * or, when `list` is a string, its own measured list σ_1², …, σ_L² (a lab hand-off gives Pre-LN's
+ * list to the unscaled product and LNS's to the scaled one).
+ */
+export function ownModel({ c = '1', q = '1', eps = '0.5', lns = false, list } = {}) {
+  const m = { c: String(c), q: String(q), eps: String(eps), lns: !!lns };
+  if (typeof list === 'string') m.list = list;
+  return m;
 }
+
+/** Whether a family's own model is a measured list. */
+export const ownList = (m) => typeof m?.list === 'string';
 
 /** Strict number parsing: empty or partial text is not a number (Number('') would be 0). */
 export function strictNum(text) {
@@ -66,8 +75,8 @@ export function cleanMessage(msg) {
 // ───────────────────────────── URL fragment ─────────────────────────────
 
 const KNOWN_KEYS = new Set(['a', 'b', 'c', 'q', 'eps', 'n', 'families', 'variance', 'lambda', 'list', 'logy', 'linx', 'zoom', 'why', 'lab']);
-/** `scaled.eps=0.5`, `unscaled.q=1`, `scaled.c=2`: a family's own power law. */
-const OWN_KEY = /^(unscaled|scaled|harmonic|sqrt-scaled)\.(c|q|eps)$/;
+/** `scaled.eps=0.5`, `unscaled.q=1`, `scaled.c=2`: a family's own power law; `unscaled.list=…` its own list. */
+const OWN_KEY = /^(unscaled|scaled|harmonic|sqrt-scaled)\.(c|q|eps|list)$/;
 const MAX_FRAGMENT = 200_000;
 /**
  * A measured list longer than this (characters, as the link would write it) is not written into
@@ -106,12 +115,17 @@ export function parseFragment(hash) {
     if (own) {
       const [, fam, field] = own;
       const m = (state.own[fam] ??= ownModel());
+      if (field === 'list' && value === LIST_NOT_IN_LINK) {
+        problems.push({ key: `${fam}.list`, message: `this link was made from a ${fam} list too long to carry in a link (over ${grouped(LINK_LIST_MAX)} characters): paste the list into its box` });
+        m.list = '';
+        continue;
+      }
       m[field] = value;
       if (field === 'eps') m.lns = true;
       continue;
     }
     if (!KNOWN_KEYS.has(key)) {
-      problems.push({ key: 'fragment', message: `unknown setting “${truncate(key)}” ignored (known: a, b, c, q, eps, n, families, variance, lambda, list, logy, linx, zoom, lab, and scaled.eps-style per-product keys)` });
+      problems.push({ key: 'fragment', message: `unknown setting “${truncate(key)}” ignored (known: a, b, c, q, eps, n, families, variance, lambda, list, logy, linx, zoom, lab, and per-product keys such as scaled.eps or unscaled.list)` });
       continue;
     }
     switch (key) {
@@ -185,14 +199,18 @@ function enc(v) {
  * characters. Remembered for the last text: serialize runs on every update.
  */
 function listInLink(text) {
-  if (lastListInLink.text !== text) {
+  let part = listsInLink.get(text);
+  if (part === undefined) {
     // a text far over the limit is not compacted at all (it cannot shrink below the limit)
-    const part = text.length > 8 * LINK_LIST_MAX ? null : enc(text.replace(/\s*\n\s*/g, ',').replace(/\s+/g, ''));
-    lastListInLink = { text, part: part !== null && part.length <= LINK_LIST_MAX ? part : LIST_NOT_IN_LINK };
+    const compact = text.length > 8 * LINK_LIST_MAX ? null : enc(text.replace(/\s*\n\s*/g, ',').replace(/\s+/g, ''));
+    part = compact !== null && compact.length <= LINK_LIST_MAX ? compact : LIST_NOT_IN_LINK;
+    if (listsInLink.size >= 8) listsInLink.clear();
+    listsInLink.set(text, part);
   }
-  return lastListInLink.part;
+  return part;
 }
-let lastListInLink = { text: '', part: '' };
+// the shared list and each product's own (serialize runs on every update)
+const listsInLink = new Map();
 
 /** Whether the link can carry this list text (see LINK_LIST_MAX). */
 export const listFitsLink = (text) => listInLink(text) !== LIST_NOT_IN_LINK;
@@ -212,6 +230,10 @@ export function serialize(good, state) {
     const m = state.own?.[f];
     const g = good.own?.[f];
     if (!m || !g) continue;
+    if (ownList(m)) {
+      parts.push(`${f}.list=${listInLink(g.listText ?? m.list)}`);
+      continue;
+    }
     parts.push(`${f}.c=${enc(typeof g.raw?.c === 'string' ? g.raw.c : paramToken(g.c))}`);
     parts.push(m.lns ? `${f}.eps=${enc(typeof g.raw?.eps === 'string' ? g.raw.eps : paramToken(g.eps))}` : `${f}.q=${enc(typeof g.raw?.q === 'string' ? g.raw.q : paramToken(g.q))}`);
   }
@@ -260,7 +282,7 @@ function twoMinus(x) {
   if (x === '' || x === null || x === undefined || (typeof x === 'number' && Number.isNaN(x))) return NaN;
   const key = String(x);
   return memoValue('two-minus', key, () => {
-    const r = core.closedForms({ a: 0, b: 0, c: 1, q: key });
+    const r = core.closedForms({ a: 0, b: 0, q: key });
     const e = r.ok ? r.value.eq65?.eps : null;
     return e ? Number(e.value) : NaN;
   });
@@ -330,6 +352,17 @@ export function validate(state, prevGood) {
     if (!m) continue;
     const prev = prevGood.own?.[f] ?? { c: 1, q: 1, eps: 1, raw: { c: '1', q: '1', eps: '1' } };
     const g = { ...prev, raw: { ...prev.raw } };
+    if (ownList(m)) {
+      // Its own measured list, parsed by the core; a message at its own field when it cannot be read.
+      const r = parsedOwnList(f, m.list);
+      if (r.ok) [g.list, g.listText] = [r.value, m.list];
+      else {
+        errors[`${f}.list`] = cleanMessage(r.error);
+        if (!(prev.list instanceof Float64Array)) g.list = null;
+      }
+      ownGood[f] = g;
+      continue;
+    }
     if (check(`${f}.c`, { variance: { kind: 'power', c: dec(m.c), q: 1 } })) [g.c, g.raw.c] = [strictNum(m.c), dec(m.c)];
     if (m.lns) {
       if (check(`${f}.eps`, { variance: { kind: 'power', c: 1, eps: dec(m.eps) } })) {
@@ -357,13 +390,16 @@ export function validate(state, prevGood) {
     }
   }
 
-  // N is judged with the variance model (a measured list bounds it, and has no N = inf).
+  // N is judged with the variance model (a measured list bounds it, and has no N = inf): with the
+  // shortest list any product shown uses.
   const n = depthValue(t.n);
-  if (!(state.variance === 'list' && !good.list)) {
+  const lists = listsInUse(state, good);
+  if (lists.every(Boolean)) {
     const nArg = typeof n === 'number' || n === 'inf' ? n : t.n;
-    const variance = state.variance === 'list' ? varianceFor(state, good) : { kind: 'power', c: 1, q: 1 };
-    const r = memo('n', JSON.stringify([nArg, state.variance === 'list' ? good.list.length : 0]), () =>
-      core.evaluate({ family: state.variance === 'list' ? 'scaled' : 'harmonic', a: 1, b: 0, variance, n: nArg }),
+    const shortest = lists.reduce((a, b) => (b.length < a.length ? b : a), lists[0] ?? null);
+    const variance = shortest ? { kind: 'measured', values: shortest } : { kind: 'power', c: 1, q: 1 };
+    const r = memo('n', JSON.stringify([nArg, shortest ? shortest.length : 0]), () =>
+      core.evaluate({ family: shortest ? 'scaled' : 'harmonic', a: 1, b: 0, variance, n: nArg }),
     );
     if (r.ok) {
       good.n = typeof nArg === 'number' || nArg === 'inf' ? nArg : r.value.n ?? 'inf';
@@ -374,9 +410,26 @@ export function validate(state, prevGood) {
   return { good, errors, coreDown: null };
 }
 
+/**
+ * The parsed lists in use (the shared list, each product's own), null for one not (yet) readable;
+ * empty when none is.
+ */
+export function listsInUse(state, good) {
+  // Every family's: the cards evaluate the unscaled, scaled and harmonic products whatever is shown.
+  const out = [];
+  if (state.variance === 'list') out.push(good.list ?? null);
+  for (const f of FAMILIES) if (ownList(state.own?.[f])) out.push(good.own?.[f]?.list ?? null);
+  return out;
+}
+
 /** The core's parse of a list text, remembered for the last text (validation and main.js share it). */
 export function parsedList(text) {
   return memo('list', text, () => core.parseList(text));
+}
+
+/** The same for a product's own list (remembered apart from the shared one's). */
+export function parsedOwnList(family, text) {
+  return memo(`${family}.list`, text, () => core.parseList(text));
 }
 
 const memoCache = new Map();
@@ -394,6 +447,7 @@ function memo(field, key, fn) {
  */
 export function modelFor(state, good, family) {
   const own = family && state.own?.[family] && good.own?.[family];
+  if (own && ownList(state.own[family])) return { kind: 'measured' };
   if (own) return { kind: 'power', c: own.c, q: own.q, eps: state.own[family].lns ? own.eps : null };
   if (state.variance === 'exp') return { kind: 'exponential', c: good.c, lambda: good.lambda };
   if (state.variance === 'list') return { kind: 'measured' };
@@ -407,6 +461,7 @@ export function modelFor(state, good, family) {
 export function varianceFor(state, good, family) {
   const raw = good.raw || {};
   const own = family && state.own?.[family] && good.own?.[family];
+  if (own && ownList(state.own[family])) return { kind: MODEL_KIND.list, values: own.list || [] };
   if (own) {
     const r = own.raw || {};
     return state.own[family].lns ? { kind: MODEL_KIND.power, c: r.c ?? own.c, eps: r.eps ?? own.eps } : { kind: MODEL_KIND.power, c: r.c ?? own.c, q: r.q ?? own.q };

@@ -1,20 +1,18 @@
 // The lab page: wires the fragment, the controls, the worker client, the tables and the figures.
 // Every measurement runs in the worker (lab/worker.js); this thread only draws what arrives.
 
-import { NORMS, NORM_NAMES, FIELDS, PRESETS, parseFragment, toFragment, specsOf } from './state.js';
+import { NORMS, NORM_NAMES, FIELDS, PRESETS, parseFragment, toFragment, specsOf, fieldProblems } from './state.js';
 import { LabClient } from './client.js';
 import { renderTable, clearTables, summaryItem, words } from './view.js';
 import { LabFigures } from './plots.js';
+import { headline, comparison } from './answer.js';
+import { handoff } from './handoff.js';
+import { sortFiles, sizeText, MAX_CHECKPOINT_BYTES } from './checkpoint.js';
 import * as core from '../common/core.js';
-import { plain } from '../common/format.js';
 import { rich } from '../common/rich.js';
 
-/**
- * Largest checkpoint the tab takes. wasm32 memory ends at 4 GiB; the file's bytes are copied into it
- * and its weights widened to f64 (4x for f16/bf16), so 128 MiB of file is up to ~0.6 GiB before the
- * run's own buffers. Larger files go to the CLI (the message names the command).
- */
-export const MAX_CHECKPOINT_BYTES = 128 * 1024 * 1024;
+/** Largest checkpoint the tab takes (lab/checkpoint.js says why). */
+export { MAX_CHECKPOINT_BYTES };
 
 const $ = (id) => document.getElementById(id);
 const statusEl = $('lab-status');
@@ -25,9 +23,15 @@ const runBtn = $('lab-run');
 const cancelBtn = $('lab-cancel');
 const tablesEl = $('lab-tables');
 const summaryEl = $('lab-summary');
-const handoff = $('lab-to-explorer');
+const handoff_ = $('lab-to-explorer');
 const fileInput = $('lab-file');
 const fileInfo = $('lab-file-info');
+const fileError = $('lab-file-error');
+const runReason = $('lab-run-reason');
+const headlinesEl = $('lab-headlines');
+const handoffNote = $('lab-handoff-note');
+const fitLink = $('lab-to-explorer-fit');
+const fitNote = $('lab-fit-note');
 const fileClear = $('lab-file-clear');
 const drop = $('lab-drop');
 
@@ -36,6 +40,9 @@ let state = parsed.state;
 let checkpoint = null; // { name, bytes: Uint8Array, configJson: string | null, configName }
 let runs = {}; // norm → { layers, totalLayers, fit, angular, report }
 let startedAt = 0;
+let generation = 0; // one per run: an answer that arrives for an earlier run is dropped
+let runFragment = ''; // the lab view the run was started from (the explorer's link back), whatever is typed since
+let isRunning = false;
 let runErrors = []; // [{ message, norms }] of the run in flight
 // What the link's fragment got wrong (unknown keys or placements): shown until the reader starts a
 // run themselves, so a link with run=1 does not wipe them before they are read.
@@ -47,7 +54,7 @@ let coreReady = null;
 const figures = new LabFigures($('lab-figures'));
 
 function setStatus(text, isError = false) {
-  statusEl.textContent = text;
+  if (statusEl.textContent !== text) statusEl.textContent = text;
   statusEl.classList.toggle('is-error', isError);
 }
 
@@ -70,6 +77,30 @@ function readControls() {
     input: $('lab-input').value,
   };
   history.replaceState(null, '', toFragment(state));
+  checkControls();
+}
+
+// The form's problems, as typed (lab/state.js fieldProblems): each at its field with aria-invalid,
+// and Run disabled with the reasons beside it; each message goes when its field is fixed.
+let formProblems = {};
+function checkControls() {
+  formProblems = fieldProblems(state, { checkpoint: !!checkpoint, config: !!checkpoint?.configJson });
+  for (const k of [...FIELDS, 'norms']) {
+    const msg = formProblems[k] ?? '';
+    const out = $(`lab-${k}-error`);
+    if (out.textContent !== msg) out.textContent = msg;
+    if (k === 'norms') continue;
+    const input = $(`lab-${k}`);
+    if (msg) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
+  }
+  updateRunButton();
+}
+
+function updateRunButton() {
+  const reasons = [...FIELDS, 'norms'].filter((k) => formProblems[k]).map((k) => formProblems[k]);
+  runBtn.disabled = isRunning || reasons.length > 0;
+  runReason.textContent = !isRunning && reasons.length ? `Run is off until the form is fixed: ${reasons.join('; ')}.` : '';
 }
 
 document.querySelector('.lab-controls').addEventListener('change', (ev) => {
@@ -77,7 +108,7 @@ document.querySelector('.lab-controls').addEventListener('change', (ev) => {
   readControls();
 });
 document.querySelector('.lab-controls').addEventListener('input', (ev) => {
-  if (ev.target.matches('input[type="text"]')) readControls();
+  if (ev.target.matches('input[type="text"], input[type="checkbox"]')) readControls();
 });
 for (const b of document.querySelectorAll('[data-preset]')) {
   b.addEventListener('click', () => {
@@ -89,26 +120,29 @@ for (const b of document.querySelectorAll('[data-preset]')) {
 
 // ───────────── checkpoint ─────────────
 
-function mib(n) {
-  if (n < 1048576) return `${Math.max(1, Math.round(n / 1024))} KiB`;
-  return `${(n / 1048576).toFixed(1)} MiB`;
-}
-
+/**
+ * Takes the files of a drop or a choice. What is not a checkpoint is refused here, with the reason
+ * at the drop zone, and changes nothing (a refused notes.txt neither replaces the file already
+ * chosen nor locks d and d_ff).
+ */
 async function takeFiles(files) {
-  errorEl.textContent = '';
   const list = Array.from(files || []);
-  const weights = list.find((f) => /\.safetensors$/i.test(f.name)) || list.find((f) => !/\.json$/i.test(f.name));
-  const config = list.find((f) => /\.json$/i.test(f.name));
+  if (!list.length) return;
+  const { weights, config, refused } = await sortFiles(list);
+  // The file input shows only what was taken.
+  if (!weights && refused.length) fileInput.value = '';
+  fileError.textContent = refused.length ? `${refused.join('. ')}.${checkpoint && !weights ? ` ${checkpoint.name} stays chosen.` : ''}` : '';
+  drop.classList.toggle('has-bad-file', refused.length > 0);
   if (!weights) {
     if (config && checkpoint) {
       checkpoint.configJson = await config.text();
       checkpoint.configName = config.name;
+      readControls();
       describeCheckpoint();
-    } else showErrors([`checkpoint: choose a .safetensors file${config ? ' (a config.json alone is not a model)' : ''}`]);
-    return;
-  }
-  if (weights.size > MAX_CHECKPOINT_BYTES) {
-    showErrors([`checkpoint: ${weights.name} is ${mib(weights.size)}; this tab takes files up to ${mib(MAX_CHECKPOINT_BYTES)}. For larger checkpoints use the command line: depthprod lab --weights ${weights.name}`]);
+    } else if (config) {
+      fileError.textContent = `${fileError.textContent ? `${fileError.textContent} ` : ''}${config.name} alone is not a model: add the .safetensors checkpoint it describes.`;
+      drop.classList.add('has-bad-file');
+    }
     return;
   }
   checkpoint = {
@@ -130,17 +164,17 @@ function describeCheckpoint() {
   for (const k of ['d', 'dff']) $(`lab-${k}`).disabled = !!checkpoint;
   $('lab-heads').disabled = !!checkpoint?.configJson;
   $('lab-layers').placeholder = checkpoint ? 'all' : '';
+  checkControls();
   if (!checkpoint) {
     fileInfo.textContent = 'No file: the weights are drawn from the seed.';
     fileClear.hidden = true;
-    drop.classList.remove('has-file', 'has-bad-file');
+    drop.classList.remove('has-file');
     return;
   }
   fileInfo.textContent = checkpoint.configName
-    ? `${checkpoint.name} (${mib(checkpoint.size)}) with ${checkpoint.configName}: d, heads and d_ff come from the files; L (empty: all) takes a prefix of its layers; T, σ (for A and B) and the seed (token ids) from the fields.`
-    : `${checkpoint.name} (${mib(checkpoint.size)}), no config.json: d and d_ff come from the file’s shapes, heads from the field (add the config.json to take the file’s own); L (empty: all) takes a prefix of its layers; T, σ (for A and B) and the seed (token ids) from the fields.`;
+    ? `${checkpoint.name} (${sizeText(checkpoint.size)}) with ${checkpoint.configName}: d, heads and d_ff come from the files; L (empty: all) takes a prefix of its layers; T, σ (for A and B) and the seed (token ids) from the fields.`
+    : `${checkpoint.name} (${sizeText(checkpoint.size)}), no config.json: d and d_ff come from the file’s shapes, heads from the field (add the config.json to take the file’s own); L (empty: all) takes a prefix of its layers; T, σ (for A and B) and the seed (token ids) from the fields.`;
   fileClear.hidden = false;
-  drop.classList.remove('has-bad-file');
   drop.classList.add('has-file');
 }
 
@@ -148,6 +182,8 @@ fileInput.addEventListener('change', () => takeFiles(fileInput.files));
 fileClear.addEventListener('click', () => {
   checkpoint = null;
   fileInput.value = '';
+  fileError.textContent = '';
+  drop.classList.remove('has-bad-file');
   if ($('lab-layers').value === '') $('lab-layers').value = PRESETS.small130m.layers;
   readControls();
   describeCheckpoint();
@@ -180,9 +216,10 @@ function workDone(stage, done, total, share = 0) {
 }
 
 function running(on) {
-  runBtn.disabled = on;
+  isRunning = on;
   cancelBtn.disabled = !on;
   document.body.classList.toggle('lab-running', on);
+  updateRunButton();
 }
 
 // A redraw is a pass spread over frames, one part per frame (the tables, then each figure), so
@@ -265,15 +302,21 @@ const client = new LabClient({
       r.layers.sort((a, b) => a.layer - b.layer);
     }
     Object.assign(row, u);
+    // The whole network's norm is the answer: its headline is written at once, not with the next
+    // redraw of the tables and figures.
+    if (u.layer === 1 && u.end_to_end_norm != null) renderAnswer();
     // The table is rebuilt with the plots, once per frame, however many updates arrived.
     dirtyTables.add(msg.norm);
     scheduleDraw();
   },
   async report(msg) {
     const report = msg.report;
+    const gen = generation;
     const values = report.layers.map((l) => l.variance);
     let fit = null;
-    if (await coreReady) {
+    const ready = await coreReady;
+    if (gen !== generation) return; // a new run started meanwhile
+    if (ready) {
       const r = core.fitPowerLaw(Float64Array.from(values));
       if (r.ok) fit = r.value;
     }
@@ -282,11 +325,7 @@ const client = new LabClient({
     for (const key of Object.keys(stageOf)) if (key.startsWith(`${msg.norm}/`)) delete stageOf[key];
     showProgress(Object.keys(runs).length);
     renderTable(tablesEl, msg.norm, report.layers);
-    // Placements finish in any order: the summary and the hand-off follow the order chosen.
-    const ul = summaryEl.querySelector('ul');
-    ul?.replaceChildren(...Object.keys(runs).filter((n) => runs[n].report).map((n) => summaryItem(n, runs[n].report)));
-    const first = Object.keys(runs).find((n) => runs[n].report);
-    if (first === msg.norm) setHandoff(report, await coreReady);
+    renderAnswer();
     drawSoon = true;
     scheduleDraw({ soon: true });
   },
@@ -309,14 +348,17 @@ const client = new LabClient({
     progressEl.setAttribute('aria-valuenow', String(progressEl.value));
     stageEl.textContent = '';
     const split = document.body.dataset.labShares === '2' ? ' Each placement was measured in two halves by two workers side by side, and the halves joined.' : '';
-    setStatus(failed ? `Finished with an error after ${seconds} s (see below the Run button).` : `Finished in ${seconds} s.${split}`, failed);
+    setStatus(failed ? `Finished with an error after ${seconds} s (the message is below).` : `Finished in ${seconds} s.${split}`, failed);
     document.body.dataset.labState = failed ? 'error' : 'done';
+    renderAnswer();
   },
   cancelled() {
     running(false);
     stageEl.textContent = '';
-    setStatus(`Cancelled after ${((performance.now() - startedAt) / 1000).toFixed(1)} s; layers already measured stay on screen.`);
+    setStatus(`Cancelled after ${((performance.now() - startedAt) / 1000).toFixed(1)} s; what this run measured stays on screen.`);
     document.body.dataset.labState = 'cancelled';
+    renderAnswer();
+    scheduleDraw({ soon: true });
   },
 });
 
@@ -324,42 +366,121 @@ function showProgress(count) {
   const total = Object.values(progressOf).reduce((sum, f) => sum + f, 0);
   progressEl.value = count ? total / count : 0;
   progressEl.setAttribute('aria-valuenow', String(progressEl.value));
-  stageEl.textContent = Object.values(stageOf).join(' · ');
+  const stage = Object.values(stageOf).join(' · ');
+  if (stageEl.textContent !== stage) stageEl.textContent = stage;
   // The elapsed time too: a default run takes a while, and a reader should see it moving.
-  if (stageEl.textContent) setStatus(`Running, ${Math.floor((performance.now() - startedAt) / 1000)} s so far… ${stageEl.textContent}`);
+  if (stage) setStatus(`Running, ${Math.floor((performance.now() - startedAt) / 1000)} s so far, ${Math.round(progressEl.value * 100)} % done.`);
 }
 
 /**
- * Whether the explorer can take the fitted power law: its core judges c and q (its supported range;
- * the lab's fit at σ = 0.02 gives c ≈ 4e-4, below it). Returns null when it can, else the core's
- * reason.
+ * Whether the explorer's core takes the power law σ_l² = c·l^q (decimals as carried) for `family`
+ * with this run's A and B at depth N: null when it does, else the core's reason.
  */
-function explorerRefuses(fit, ready) {
-  if (!ready) return 'the explorer’s core did not load here to judge it';
-  const r = core.evaluate({ family: 'scaled', a: 1, b: 1, variance: { kind: 'power', c: String(fit.c), q: String(fit.rate) }, n: 1 });
-  return r.ok ? null : String(r.error);
+function explorerJudge(ready) {
+  return (family, { a, b, c, q, n }) => {
+    if (!ready) return 'the explorer’s core did not load here to judge it';
+    const r = core.evaluate({ family, a, b, variance: { kind: 'power', c, q }, n });
+    return r.ok ? null : String(r.error);
+  };
 }
 
-function setHandoff(report, ready) {
-  const list = report.layers.map((l) => String(l.variance)).join(',');
-  const b = report.bound;
-  const fit = report.fit_power;
-  const refused = fit ? explorerRefuses(fit, ready) : null;
-  // c and q fill the explorer's power-law fields (used when the reader switches from the list to
-  // the power law); the list itself is what the list view evaluates.
-  const cq = fit && !refused ? `&c=${String(fit.c)}&q=${String(fit.rate)}` : '';
-  // lab=: this view's own fragment, so the explorer's link back reopens it (without run=1).
-  const back = `&lab=${encodeURIComponent(toFragment(state).slice(1))}`;
-  handoff.href = `index.html#families=unscaled,scaled&a=${String(b.a)}&b=${String(b.b)}${cq}&variance=list&list=${list}${back}`;
-  handoff.removeAttribute('aria-disabled');
-  const who = `${NORM_NAMES[report.config.placement] ?? 'the first placement'}’s ${report.layers.length} measured variances, A = ${String(b.a)}, B = ${String(b.b)}`;
-  const fitNote = !fit
-    ? ''
-    : refused
-      ? `; the fitted power law (c = ${plain(fit.c, 4)}, q = ${plain(fit.rate, 4)}) stays here, as ${refused}; the explorer fits its own to the list`
-      : `, and the fitted power law c = ${String(fit.c)}, q = ${String(fit.rate)}`;
-  rich($('lab-handoff-note'), `(${who}${fitNote})`);
+/**
+ * The answer panel, from this run only: one headline per placement whose whole-network norm is in,
+ * the sentence comparing them, the summary of each finished placement and the hand-off of what
+ * was measured. Called when layer 1's end-to-end norm or a report arrives, and when the run ends.
+ */
+async function renderAnswer() {
+  const gen = generation;
+  const order = NORMS.filter((n) => runs[n]);
+  const items = [];
+  const stopped = ['cancelled', 'error'].includes(document.body.dataset.labState);
+  for (const n of order) {
+    const text = headline(n, runs[n], { stopped });
+    if (!text) continue;
+    const p = document.createElement('p');
+    p.className = 'lab-headline';
+    p.dataset.norm = n;
+    p.dataset.testid = `lab-headline-${n}`;
+    rich(p, text);
+    items.push(p);
+  }
+  const compare = comparison(runs, { stopped });
+  if (compare) {
+    const p = document.createElement('p');
+    p.className = 'lab-headline-compare';
+    p.dataset.testid = 'lab-headline-compare';
+    rich(p, compare);
+    items.push(p);
+  }
+  if (!items.length) {
+    const p = document.createElement('p');
+    p.className = 'hint';
+    const state = document.body.dataset.labState;
+    rich(p, state === 'cancelled'
+      ? 'Cancelled before any placement’s whole-network norm ‖∂x_{L+1}/∂x_1‖₂ was measured; what was measured is in the tables and figures below.'
+      : state === 'error'
+        ? 'No whole-network norm was measured: see the message at the top.'
+        : MEASURING);
+    items.push(p);
+  }
+  headlinesEl.replaceChildren(...items);
+  // The summary of each finished placement, in the order of the controls.
+  const done = order.filter((n) => runs[n].report);
+  let ul = summaryEl.querySelector('ul');
+  if (!ul) {
+    ul = document.createElement('ul');
+    ul.className = 'lab-summary-list';
+    summaryEl.replaceChildren(ul);
+  }
+  ul.replaceChildren(...done.map((n) => summaryItem(n, runs[n].report)));
+  // The hand-off: what this run finished, judged by the explorer's own core.
+  const ready = await coreReady;
+  if (gen !== generation) return;
+  const h = handoff({
+    reports: Object.fromEntries(done.map((n) => [n, runs[n].report])),
+    measured: order,
+    labFragment: runFragment,
+    judge: explorerJudge(ready),
+  });
+  setHandoff(h);
 }
+
+/** Shows the hand-off links (or why there is none) as `handoff` (lab/handoff.js) gives them. */
+function setHandoff(h) {
+  if (h.list) {
+    handoff_.href = h.list.href;
+    handoff_.removeAttribute('aria-disabled');
+    rich(handoffNote, h.list.note);
+  } else {
+    handoff_.href = 'index.html';
+    handoff_.setAttribute('aria-disabled', 'true');
+    rich(handoffNote, h.note ?? '');
+  }
+  $('lab-fit-handoff').hidden = !h.fit && !(h.list && h.note);
+  if (h.fit) {
+    fitLink.hidden = false;
+    fitLink.href = h.fit.href;
+    rich(fitNote, h.fit.note);
+  } else {
+    fitLink.hidden = true;
+    fitLink.href = 'index.html';
+    rich(fitNote, h.list && h.note ? h.note : '');
+  }
+}
+
+/** The answer panel before a run's first number: no sentence of an earlier run stays. */
+function resetAnswer() {
+  renderAnswerIdle();
+  summaryEl.replaceChildren();
+  setHandoff({ list: null, fit: null, note: 'After a run: the measured σ_l² of each placement, with A and B.' });
+}
+function renderAnswerIdle() {
+  const p = document.createElement('p');
+  p.className = 'hint';
+  rich(p, MEASURING);
+  headlinesEl.replaceChildren(p);
+}
+const MEASURING = 'Measuring… each placement’s whole-network norm ‖∂x_{L+1}/∂x_1‖₂ appears here as soon as it is measured, then beside its own certified bound.';
 
 function run() {
   readControls();
@@ -367,23 +488,22 @@ function run() {
   showErrors(linkNotes);
   const r = specsOf(state, { checkpoint: !!checkpoint, config: !!checkpoint?.configJson });
   if (r.errors) {
-    showErrors(r.errors);
-    setStatus('Not started: see the message below the Run button.', true);
+    // The fields say what is wrong (checkControls); a link with run=1 lands here too.
+    setStatus('Not started: the form has a problem (see the message at its field).', true);
     document.body.dataset.labState = 'error';
     return;
   }
+  generation++;
+  runFragment = toFragment(state).slice(1);
   runs = Object.fromEntries(state.norms.map((n) => [n, { layers: [], totalLayers: null, fit: null, angular: null, report: null }]));
   clearTables(tablesEl);
-  const ul = document.createElement('ul');
-  ul.className = 'lab-summary-list';
-  summaryEl.replaceChildren(ul);
-  handoff.href = 'index.html';
-  handoff.setAttribute('aria-disabled', 'true');
+  resetAnswer();
   progressEl.value = 0;
   progressEl.setAttribute('aria-valuenow', '0');
   progressOf = {};
   shareProgressOf = {};
   stageOf = {};
+  stageEl.textContent = '';
   scheduleDraw();
   startedAt = performance.now();
   running(true);

@@ -1,20 +1,46 @@
 // The lab page's figures, drawn with the explorer's own plotting and export code (plot.js,
 // export.js): one figure per measurement, every placement in it, each with hover readouts, the
-// words of lab/view.js, PNG/SVG/CSV export and a visually hidden data table. The numbers are the
-// lab's report; the fitted power law's curve is the core's (core.js fitPowerLaw, the explorer's
-// fit). This module maps numbers to series; it computes none.
+// words of lab/view.js, PNG/SVG/CSV export (offered once the figure has data) and a visually hidden
+// data table. The numbers are the lab's report; the fitted power law's curve is the core's
+// (core.js fitPowerLaw, the explorer's fit). This module maps numbers to series; it computes none.
 
 import { Plot, refreshTheme } from '../common/plot.js';
 import { figurePng, figureSvg, seriesCsv, download } from '../common/export.js';
 import { plain } from '../common/format.js';
 import { rich } from '../common/rich.js';
 import { NORM_NAMES, NORM_COLOURS } from './state.js';
+import { boundOf, boundColumns } from './answer.js';
+import { probabilityText } from './numbers.js';
 import { Heatmap } from './heatmap.js';
 
-/** The figures: id, title, axes, and the series of one placement's layers. */
+/**
+ * The figures: id, title, axes, what an empty one will show (`idle`), and the series of one
+ * placement's layers. The end-to-end norm against its bound comes first: the answer. Each
+ * placement is one colour; a figure tells its series apart by at most two dash styles.
+ */
 const FIGURES = [
   {
+    id: 'endToEnd', title: 'The end-to-end norm against its bound: log(bound / measured ‖∂x_{L+1}/∂x_l‖₂) per layer l, each placement with its own bound', xLog: false, yLog: false, yLabel: 'log(bound / measured)',
+    idle: 'After a run: for each placement, how far its own certified bound (Eq. 9 for Pre-LN, Eq. 15 for LNS) lies above its measured end-to-end norm, as log(bound / measured), at each layer l.',
+    series: (norm, layers) => {
+      const b = boundOf(norm);
+      return [{ key: `${norm}-gap`, label: `${NORM_NAMES[norm]}: ${b.eq} ${b.own ? 'bound' : 'product (a reference: no bound in the paper)'} / measured`, ys: layers.map((l) => boundColumns(norm, l).loose) }];
+    },
+  },
+  {
+    id: 'endToEndNorm', title: 'The measured end-to-end norm ‖∂x_{L+1}/∂x_l‖₂ per layer l', xLog: false, yLog: true, yLabel: 'norm',
+    idle: 'After a run: each placement’s measured end-to-end norm from layer l to the output (a lower bound), and its probabilistic upper bound when the lab reports one.',
+    series: (norm, layers, run) => {
+      const upper = layers.some((l) => Number.isFinite(l.end_to_end_upper)) && run.report?.upper_bound;
+      return [
+        { key: `${norm}-e2e`, label: `${NORM_NAMES[norm]}: measured (a lower bound)`, ys: layers.map((l) => l.end_to_end_norm) },
+        ...(upper ? [{ key: `${norm}-e2e-up`, label: `${NORM_NAMES[norm]}: upper bound, probability ≥ ${probabilityText(run.report.upper_bound.probability)}`, ys: layers.map((l) => l.end_to_end_upper), dash: [6, 4] }] : []),
+      ];
+    },
+  },
+  {
     id: 'variance', title: 'Variance σ_l² per layer (log-log), with the fitted c · l^q', xLog: true, yLog: true, yLabel: 'variance σ²',
+    idle: 'After a run: the variance of each layer’s input xₗ, with the least-squares power law c·l^q fitted to it.',
     series: (norm, layers, extra) => [
       { key: `${norm}-var`, label: `${NORM_NAMES[norm]}: σ_l²`, ys: layers.map((l) => l.variance) },
       ...(extra.fit ? [{ key: `${norm}-fit`, label: `${NORM_NAMES[norm]}: fit ${plain(extra.fit.c, 3)}·l^${plain(extra.fit.q, 3)}`, ys: Array.from(extra.fit.fitted), dash: [6, 4], ref: true }] : []),
@@ -22,43 +48,21 @@ const FIGURES = [
   },
   {
     id: 'jacobians', title: '‖J_l‖₂ and ‖J_l − I‖₂ per layer', xLog: false, yLog: true, yLabel: 'norm',
+    idle: 'After a run: the norms of each layer’s Jacobian Jₗ and of Jₗ − I.',
     series: (norm, layers) => [
       { key: `${norm}-j`, label: `${NORM_NAMES[norm]}: ‖J_l‖₂`, ys: layers.map((l) => l.jacobian_norm) },
       { key: `${norm}-jmi`, label: `${NORM_NAMES[norm]}: ‖J_l − I‖₂`, ys: layers.map((l) => l.jacobian_minus_identity_norm), dash: [6, 4] },
     ],
   },
   {
-    id: 'endToEnd', title: 'End-to-end ‖∂x_{L+1}/∂x_l‖₂ beside the product of the per-layer norms and the paper’s bound', xLog: false, yLog: true, yLabel: 'norm',
-    // the bounds widen the axis by up to 6 decades; beyond, they leave the top of the plot (the
-    // looseness figure has the whole ratio)
-    refDecades: 6,
-    series: (norm, layers) => [
-      { key: `${norm}-e2e`, label: `${NORM_NAMES[norm]}: ‖∂x_{L+1}/∂x_l‖₂`, ys: layers.map((l) => l.end_to_end_norm) },
-      // The lab reports the product of the norms and the bounds as logs; drawing them on the log
-      // axis places them at e^log (the certified enclosure of each log is in the summary and the CLI).
-      { key: `${norm}-prod`, label: `${NORM_NAMES[norm]}: ∏_{k≥l} ‖J_k‖₂`, ys: layers.map((l) => expOf(l.log_product_of_norms)), dash: [6, 4] },
-      { key: `${norm}-b9`, label: `${NORM_NAMES[norm]}: Eq. 9 bound`, ys: layers.map((l) => expOf(l.bound_unscaled_log?.value)), dash: [2, 3], ref: true },
-      { key: `${norm}-b15`, label: `${NORM_NAMES[norm]}: Eq. 15 bound`, ys: layers.map((l) => expOf(l.bound_scaled_log?.value)), dash: [10, 3, 2, 3], ref: true },
-    ],
-  },
-  {
-    id: 'looseness', title: 'How loose the certified bound is: log(bound / measured) per layer', xLog: false, yLog: false, yLabel: 'log(bound / measured)',
-    series: (norm, layers) => [
-      { key: `${norm}-l9`, label: `${NORM_NAMES[norm]}: Eq. 9 (unscaled)`, ys: layers.map((l) => l.looseness_unscaled_log) },
-      { key: `${norm}-l15`, label: `${NORM_NAMES[norm]}: Eq. 15 (scaled)`, ys: layers.map((l) => l.looseness_scaled_log), dash: [6, 4] },
-    ],
-  },
-  {
     id: 'gradients', title: 'Parameter-gradient norm ‖∂loss/∂θ_l‖ beside ‖J_l − I‖₂', xLog: false, yLog: true, yLabel: 'norm',
+    idle: 'After a run: the norm of the loss gradient with respect to each layer’s weights, beside ‖Jₗ − I‖₂.',
     series: (norm, layers) => [
       { key: `${norm}-g`, label: `${NORM_NAMES[norm]}: ‖∂loss/∂θ_l‖`, ys: layers.map((l) => l.grad_norm) },
       { key: `${norm}-gjmi`, label: `${NORM_NAMES[norm]}: ‖J_l − I‖₂`, ys: layers.map((l) => l.jacobian_minus_identity_norm), dash: [2, 3] },
     ],
   },
 ];
-
-/** e^x for a value reported as its log (NaN when absent: the plot leaves a gap). */
-const expOf = (x) => (x == null ? NaN : Math.exp(x));
 
 function el(tag, attrs = {}, text) {
   const e = document.createElement(tag);
@@ -92,7 +96,7 @@ export class LabFigures {
     wrap.append(canvas, overlay, hover);
     const legend = el('ul', { class: 'legend' });
     const words = el('p', { class: 'lab-words', 'data-testid': `lab-words-${f.id}` });
-    const bar = el('div', { class: 'share-bar', role: 'group', 'aria-label': `Export: ${f.title}` });
+    const bar = el('div', { class: 'share-bar', role: 'group', 'aria-label': `Export: ${f.title}`, hidden: '' });
     const png = el('button', { type: 'button', 'data-testid': `lab-export-png-${f.id}` }, 'PNG');
     const svg = el('button', { type: 'button', 'data-testid': `lab-export-svg-${f.id}` }, 'SVG');
     const csv = el('button', { type: 'button', 'data-testid': `lab-export-csv-${f.id}` }, 'CSV');
@@ -101,8 +105,9 @@ export class LabFigures {
     figure.append(cap, wrap, legend, words, bar, table);
     this.root.append(figure);
     const plot = new Plot(wrap, { xLog: f.xLog, yLog: f.yLog, xLabel: 'layer l', yLabel: f.yLabel, legend, refDecades: f.refDecades, integerX: true, hoverTitle: (x) => `l = ${Math.round(x)}` });
-    plot.set({ xMin: 1, xMax: 2, series: [], message: 'Run the lab to see this plot.' });
-    const fig = { f, plot, words, table, caption: '' };
+    plot.set({ xMin: 1, xMax: 2, series: [], message: f.idle });
+    const fig = { f, figure, plot, words, table, bar, caption: '' };
+    figure.dataset.message = f.idle;
     const name = `depthprod-lab-${f.id}`;
     png.addEventListener('click', async () => download((await figurePng(plot, `${f.title}. ${fig.caption}`)).blob, `${name}.png`));
     svg.addEventListener('click', () => download(new Blob([figureSvg(plot, `${f.title}. ${fig.caption}`, { title: f.title }).text], { type: 'image/svg+xml' }), `${name}.svg`));
@@ -119,7 +124,7 @@ export class LabFigures {
     rich(cap, caption);
     const box = el('div', { class: 'lab-heat-row' });
     const words = el('p', { class: 'lab-words', 'data-testid': 'lab-words-angular' });
-    const bar = el('div', { class: 'share-bar', role: 'group', 'aria-label': 'Export: angular distance' });
+    const bar = el('div', { class: 'share-bar', role: 'group', 'aria-label': 'Export: angular distance', hidden: '' });
     const png = el('button', { type: 'button', 'data-testid': 'lab-export-png-angular' }, 'PNG');
     const svg = el('button', { type: 'button', 'data-testid': 'lab-export-svg-angular' }, 'SVG');
     const csv = el('button', { type: 'button', 'data-testid': 'lab-export-csv-angular' }, 'CSV');
@@ -131,7 +136,7 @@ export class LabFigures {
     png.addEventListener('click', async () => download(await map.png(caption), 'depthprod-lab-angular.png'));
     svg.addEventListener('click', () => download(new Blob([map.svg(caption, title)], { type: 'image/svg+xml' }), 'depthprod-lab-angular.svg'));
     csv.addEventListener('click', () => download(new Blob([map.csv()], { type: 'text/csv' }), 'depthprod-lab-angular.csv'));
-    return { map, words, table };
+    return { map, words, table, bar };
   }
 
   /**
@@ -156,6 +161,7 @@ export class LabFigures {
     if (part >= figs.length) {
       const maps = Object.entries(runs).filter(([, r]) => r.angular).map(([norm, r]) => ({ norm, name: NORM_NAMES[norm], matrix: r.angular }));
       this.heat.map.set(maps);
+      this.heat.bar.hidden = maps.length === 0;
       rich(this.heat.words, texts.angular || '');
       this.heatTable(maps);
       return;
@@ -172,10 +178,15 @@ export class LabFigures {
           series.push({ ...s, xs, ys: Float64Array.from(s.ys, (y) => (y == null ? NaN : y)), color: NORM_COLOURS[norm], width: 1.8, points: xs.length <= 40 });
         }
       }
-      // While a run streams, a figure whose stage has not come yet says so (not bare axes).
+      // An empty figure says what will appear (before a run), or why it is empty (during and after one).
       const shown = series.some((s) => s.ys.some(Number.isFinite));
-      const started = Object.keys(runs).length > 0;
-      fig.plot.set({ xMin: 1, xMax, series, message: shown ? '' : started ? 'Measuring… this plot fills in when the run reaches its stage.' : 'Run the lab to see this plot.' });
+      const state = document.body.dataset.labState;
+      const waiting = state === 'running' ? 'Measuring… this plot fills in when the run reaches its stage.' : state === 'cancelled' ? 'The run was cancelled before this was measured.' : state === 'error' ? 'Nothing to show: the run ended with an error before this was measured.' : fig.f.idle;
+      const message = shown ? '' : Object.keys(runs).length ? waiting : fig.f.idle;
+      fig.plot.set({ xMin: 1, xMax, series, message });
+      // What the canvas says, for readers of the DOM (and the tests).
+      fig.figure.dataset.message = message;
+      fig.bar.hidden = !shown;
       fig.caption = texts[fig.f.id] || '';
       rich(fig.words, fig.caption);
       this.table(fig);

@@ -1,14 +1,36 @@
-// The lab page's state ⇄ URL fragment, and the presets. The contract (issue 13, TESTIDS.md):
-// `norms` (comma list of pre, lns, post, deepnorm, sandwich, mix), `d`, `heads`, `dff`, `tokens`,
-// `layers`, `std`, `seed`, `input` (tokens | gaussian) and `run=1` (start the run on load). Values
-// are kept as the text typed; the lab (crates/depthlab, through the worker) judges their ranges and
-// its messages are shown as they are.
+// The lab page's state ⇄ URL fragment, the presets, and the form's own checks. The contract
+// (TESTIDS.md): `norms` (comma list of pre, lns, post, deepnorm, sandwich, mix), `d`, `heads`,
+// `dff`, `tokens`, `layers`, `std`, `seed`, `input` (tokens | gaussian) and `run=1` (start the run
+// on load). Values are kept as the text typed. The form checks what a form can (whole numbers,
+// the lab's ranges, heads dividing d) as the reader types; the lab (crates/depthlab, through the
+// worker) checks everything again and its messages are shown as they are.
 
 export const NORMS = ['pre', 'lns', 'post', 'deepnorm', 'sandwich', 'mix'];
 export const NORM_NAMES = { pre: 'Pre-LN', lns: 'LNS', post: 'Post-LN', deepnorm: 'DeepNorm', sandwich: 'Sandwich', mix: 'Mix-LN' };
 export const NORM_COLOURS = { pre: '--c-unscaled', lns: '--c-scaled', post: '--c-harmonic', deepnorm: '--c-sqrt-scaled', sandwich: '--c-orange', mix: '--c-neutral' };
 export const FIELDS = ['d', 'heads', 'dff', 'tokens', 'layers', 'std', 'seed'];
 const INTEGER_FIELDS = new Set(['d', 'heads', 'dff', 'tokens', 'layers', 'seed']);
+
+/**
+ * Each field's range, as the lab states it (crates/depthlab/src/model.rs: `Config::integer_params`,
+ * MAX_*, `validate`; the seed's from crates/depthlab-wasm's `integer`): `name` is the lab's name in
+ * its messages. tests/e2e/lab-form.test.mjs asks the lab's own wasm for each range and compares.
+ * heads ≤ d and the products T·d and T·d_ff are checked in `fieldProblems`.
+ */
+export const RANGES = {
+  d: { name: 'd', lo: 2, hi: 8192 },
+  heads: { name: 'heads', lo: 1, hi: 8192 },
+  dff: { name: 'd_ff', lo: 1, hi: 32768 },
+  tokens: { name: 'tokens', lo: 2, hi: 4096 },
+  layers: { name: 'layers', lo: 1, hi: 1024 },
+  std: { name: 'init_std', lo: 0, hi: 10 },
+  seed: { name: 'seed', lo: 0, hi: 9007199254740992 }, // 2^53
+};
+/** The lab's limits on the stream's size (model.rs MAX_STREAM): T·d and T·d_ff. */
+export const MAX_STREAM = 1048576;
+export const MAX_STREAM_FF = 4 * MAX_STREAM;
+/** What the form calls each field in its messages (the label on the page). */
+export const FIELD_LABELS = { d: 'd', heads: 'heads', dff: 'd_ff', tokens: 'T', layers: 'L', std: 'σ', seed: 'seed' };
 export const INPUTS = ['tokens', 'gaussian'];
 
 /** The presets. small130m is also the default (the CLI's default case). */
@@ -72,27 +94,83 @@ export function toFragment(state) {
   return `#${parts.join('&')}`;
 }
 
+/** A whole number as typed (digits only, no sign, no exponent), or null. */
+function wholeNumber(t) {
+  return /^\d+$/.test(t) ? Number(t) : null;
+}
+
+/** Whether the whole number typed as `t` lies in [lo, hi], compared exactly (a seed above 2^53 has no double of its own). */
+function wholeInRange(t, lo, hi) {
+  const n = BigInt(t);
+  return n >= BigInt(lo) && n <= BigInt(hi);
+}
+
+/** A decimal as typed (optional sign, digits with an optional point, optional exponent), or null. */
+function decimalNumber(t) {
+  return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t) ? Number(t) : null;
+}
+
 /**
- * The worker's specs, one per placement, or { errors } naming each field that is not a number.
- * With a checkpoint, d and d_ff are the file's (not sent), heads too when it comes with its
- * config.json, and an empty L means all its layers. Ranges are the lab's to judge (its message
- * names the parameter and its range).
+ * The form's problems, as the reader types: { field → message } for the fields (d, heads, dff,
+ * tokens, layers, std, seed; also `norms`), empty when the form can be run. With a checkpoint, d
+ * and d_ff are the file's (not checked here), heads too when it comes with its config.json, and an
+ * empty L means all of its layers. A field the form has no word on may still be refused by the lab
+ * when the run starts (its memory estimate, a prefix longer than the file): that message is shown
+ * then.
+ */
+export function fieldProblems(state, { checkpoint = false, config = false } = {}) {
+  const problems = {};
+  const value = {};
+  for (const k of FIELDS) {
+    const t = String(state.text[k] ?? '').trim();
+    if (checkpoint && (['d', 'dff'].includes(k) || (k === 'heads' && config))) continue;
+    if (checkpoint && k === 'layers' && t === '') continue;
+    const r = RANGES[k];
+    const integer = INTEGER_FIELDS.has(k);
+    const range = `${integer ? 'a whole number' : 'a number'} in [${r.lo}, ${k === 'seed' ? '2^53' : r.hi}]`;
+    if (t === '') {
+      problems[k] = `${r.name}: empty; expected ${range}`;
+      continue;
+    }
+    const x = integer ? wholeNumber(t) : decimalNumber(t);
+    if (x === null || !Number.isFinite(x)) {
+      problems[k] = `${r.name}: “${t.length > 40 ? `${t.slice(0, 40)}…` : t}” is not ${integer ? 'a whole number' : 'a number'}; expected ${range}`;
+      continue;
+    }
+    if (integer ? !wholeInRange(t, r.lo, r.hi) : !(x >= r.lo && x <= r.hi)) {
+      problems[k] = `${r.name} = ${t} is out of range: expected ${range}`;
+      continue;
+    }
+    value[k] = x;
+  }
+  // The lab's consistency rules (Config::validate), in its words, at the field they are about.
+  if (value.heads !== undefined && value.d !== undefined && !problems.heads) {
+    if (value.heads > value.d) problems.heads = `heads = ${value.heads} is out of range: expected a whole number in [1, ${value.d}] (at most d = ${value.d})`;
+    else if (value.d % value.heads !== 0) problems.heads = `heads = ${value.heads} must divide d = ${value.d}`;
+    else if ((value.d / value.heads) % 2 !== 0) problems.heads = `d / heads = ${value.d / value.heads} must be even (rotary embeddings rotate pairs)`;
+  }
+  if (value.tokens !== undefined && !problems.tokens) {
+    if (value.d !== undefined && value.tokens * value.d > MAX_STREAM) problems.tokens = `tokens x d = ${value.tokens * value.d} is out of range: expected at most ${MAX_STREAM}`;
+    else if (value.dff !== undefined && value.tokens * value.dff > MAX_STREAM_FF) problems.tokens = `tokens x d_ff = ${value.tokens * value.dff} is out of range: expected at most ${MAX_STREAM_FF}`;
+  }
+  if (!state.norms.length) problems.norms = 'norms: choose at least one placement';
+  return problems;
+}
+
+/**
+ * The worker's specs, one per placement, or { errors } (the form's problems, in the fields'
+ * order). With a checkpoint, d and d_ff are the file's (not sent), heads too when it comes with
+ * its config.json, and an empty L means all its layers.
  */
 export function specsOf(state, { checkpoint = false, config = false } = {}) {
-  const errors = [];
+  const problems = fieldProblems(state, { checkpoint, config });
+  const errors = [...FIELDS, 'norms'].filter((k) => problems[k]).map((k) => problems[k]);
+  if (errors.length) return { errors };
   const spec = { input: state.input };
   for (const k of FIELDS) {
     const t = String(state.text[k] ?? '').trim();
-    // A checkpoint brings its own d, heads and d_ff; an empty L takes all of its layers.
     if (checkpoint && (['d', 'dff'].includes(k) || (k === 'heads' && config) || (k === 'layers' && t === ''))) continue;
-    const ok = INTEGER_FIELDS.has(k) ? /^\d+$/.test(t) : /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t);
-    if (!ok) {
-      errors.push(`${k}: “${t}” is not ${INTEGER_FIELDS.has(k) ? 'a whole number' : 'a number'}`);
-      continue;
-    }
     spec[k] = Number(t);
   }
-  if (!state.norms.length) errors.push('norms: choose at least one placement');
-  if (errors.length) return { errors };
   return { specs: state.norms.map((norm) => ({ ...spec, norm })) };
 }

@@ -3,7 +3,9 @@
 // printed, never computed here; DOM text only (no markup is parsed).
 
 import { NORMS, NORM_NAMES } from './state.js';
-import { plain } from '../common/format.js';
+import { boundOf, boundColumns } from './answer.js';
+import { fifteen, certifiedLogText } from './numbers.js';
+import { enclosureText, plain } from '../common/format.js';
 import { rich } from '../common/rich.js';
 
 /** The contract's columns, in the order and with the names of `depthprod lab --json`'s `layers`. */
@@ -67,27 +69,30 @@ export function clearTables(box) {
 }
 
 const e = (x) => (x === null || x === undefined ? '—' : plain(x, 4));
-/** e^x as a plain number for the words (x a reported log), e.g. 1.9·10^60; '—' when absent. */
-const times = (x) => {
-  if (x === null || x === undefined) return '—';
-  if (x > 709) return 'more than 10^{307}'; // e^x beyond the doubles
-  const t = plain(Math.exp(x), 2);
-  const m = /^(-?[\d.]+)e(-?\d+)$/.exec(t);
-  return m ? `${m[1]}·10^{${m[2]}}` : t;
-};
 
-/** The summary of one finished placement: the bound, the fit, the loss (numbers as reported). */
+/** A certified log: the digits both ends agree on (at most 12), then the enclosure, rounded outward. */
+function certified(iv) {
+  const text = certifiedLogText(iv, 12);
+  const digits = text.replace(/e.*$/i, '').replace(/[^0-9]/g, '').replace(/^0+/, '').length;
+  return `${text} (certified: in ${enclosureText(iv.lo, iv.hi, digits)})`;
+}
+/**
+ * The summary of one finished placement: A and B, both certified products with the measured σ_l²
+ * (its own bound marked), the products with the fitted power law, the fit, the loss, the digests.
+ */
 export function summaryItem(norm, r) {
   const li = el('li', null, { 'data-testid': `lab-summary-${norm}` });
   const b = r.bound;
   const last = r.layers[0];
   const fit = r.fit_power;
+  const own = boundOf(norm);
+  const mark = (family) => (own.own && own.family === family ? ' (its own bound)' : '');
   const parts = [
-    `${NORM_NAMES[norm]}: A = ${e(b.a)}, B = ${e(b.b)} (Eqs. 47–48 with σ = ${r.config.init_std});`,
-    b.unscaled ? `log of the Eq. 9 product with the measured σ_l² = ${e(b.unscaled.value)} (certified in [${plain(b.unscaled.lo, 12)}, ${plain(b.unscaled.hi, 12)}]);` : 'the Eq. 9 product could not be evaluated;',
-    b.scaled ? `of Eq. 15: ${e(b.scaled.value)};` : '',
+    `${NORM_NAMES[norm]}: A = ${fifteen(b.a)}, B = ${fifteen(b.b)} (Eqs. 47–48 with σ = ${r.config.init_std});`,
+    b.unscaled ? `log of the Eq. 9 product with the measured σ_l²${mark('unscaled')} = ${certified(b.unscaled)};` : 'the Eq. 9 product could not be evaluated;',
+    b.scaled ? `of Eq. 15${mark('scaled')}: ${certified(b.scaled)};` : '',
     b.unscaled_power_fit ? `with the fitted power law in place of the list: ${e(b.unscaled_power_fit.value)} (Eq. 9)${b.scaled_power_fit ? ` and ${e(b.scaled_power_fit.value)} (Eq. 15)` : ''};` : '',
-    last?.end_to_end_norm != null ? `measured ‖∂x_{L+1}/∂x_1‖₂ = ${e(last.end_to_end_norm)};` : '',
+    last?.end_to_end_norm != null ? `measured ‖∂x_{L+1}/∂x_1‖₂ = ${plain(last.end_to_end_norm, 6)};` : '',
     fit ? `σ_l² ≈ ${e(fit.c)} · l^${e(fit.rate)} (least squares, r² = ${plain(fit.r2, 3)});` : '',
     r.loss != null ? `loss ${e(r.loss)}.` : '',
   ];
@@ -99,7 +104,7 @@ export function summaryItem(norm, r) {
     li.append(el('span', ` Weights digest ${r.digest.weights}, input digest ${r.digest.input} (as depthprod lab --json reports them for the same settings).`, { class: 'hint mono', 'data-testid': `lab-digest-${norm}` }));
   }
   if (b.errors?.length) {
-    // The lab's reasons a product was not evaluated (e.g. a fitted c outside the core's range).
+    // The lab's reasons a product was not evaluated (e.g. A or B beyond the core's range).
     const more = el('details', null, { class: 'lab-notes' });
     more.append(el('summary', `${b.errors.length} product${b.errors.length > 1 ? 's' : ''} not evaluated: why`), el('p', b.errors.join('; '), { class: 'hint' }));
     li.append(more);
@@ -109,7 +114,7 @@ export function summaryItem(norm, r) {
 
 /**
  * The words beside each plot, with the run's numbers. `reports` maps norm → report (finished ones).
- * Returns { variance, jacobians, endToEnd, looseness, gradients, angular } as plain strings.
+ * Returns { endToEnd, endToEndNorm, variance, jacobians, gradients, angular } as plain strings.
  */
 export function words(reports) {
   const entries = Object.entries(reports);
@@ -122,27 +127,32 @@ export function words(reports) {
   const jac = entries
     .map(([n, r]) => `${name(n)}: ‖J_1‖₂ = ${e(r.layers[0].jacobian_norm)}, ‖J_1 − I‖₂ = ${e(r.layers[0].jacobian_minus_identity_norm)}; at l = ${lastOf(r).layer}: ${e(lastOf(r).jacobian_norm)} and ${e(lastOf(r).jacobian_minus_identity_norm)}`)
     .join('; ');
+  const gap = entries
+    .map(([n, r]) => {
+      const b = boundOf(n);
+      const first = boundColumns(n, r.layers[0]).loose;
+      const last = boundColumns(n, lastOf(r)).loose;
+      return `${name(n)} against ${b.eq}${b.own ? '' : ' (a reference)'}: e^{${e(first)}} at l = 1, e^{${e(last)}} at l = ${lastOf(r).layer}`;
+    })
+    .join('; ');
   const e2e = entries
     .map(([n, r]) => {
       const l1 = r.layers[0];
-      const b9 = l1.bound_unscaled_log?.value;
-      return `${name(n)}: ‖∂x_{L+1}/∂x_1‖₂ = ${e(l1.end_to_end_norm)}, the product of the per-layer norms e^{${e(l1.log_product_of_norms)}}${b9 != null ? `, the Eq. 9 bound e^{${e(b9)}} = ${times(b9)}` : ''}`;
+      return `${name(n)}: ‖∂x_{L+1}/∂x_1‖₂ = ${e(l1.end_to_end_norm)}, the product of the per-layer norms e^{${e(l1.log_product_of_norms)}}; at l = ${lastOf(r).layer}: ${e(lastOf(r).end_to_end_norm)}`;
     })
     .join('; ');
-  // Where the measured norm is above the bound (possible with a checkpoint, or σ not the weights'):
-  // the bound's premises do not hold for this network, and the words say so with the layers.
+  // Where the measured norm is above a placement's own bound (possible with a checkpoint, or σ not
+  // the weights'): the bound's premises do not hold for this network, and the words say so.
   const below = entries.flatMap(([n, r]) => {
-    const bad = r.layers.filter((l) => l.looseness_unscaled_log != null && l.looseness_unscaled_log < 0);
-    return bad.length ? [`${name(n)} at l = ${bad.map((l) => l.layer).join(', ')}`] : [];
+    if (!boundOf(n).own) return [];
+    const bad = r.layers.filter((l) => {
+      const x = boundColumns(n, l).loose;
+      return x != null && x < 0;
+    });
+    return bad.length ? [`${name(n)} (${boundOf(n).eq}) at l = ${bad.map((l) => l.layer).join(', ')}`] : [];
   });
-  const loose = entries
-    .map(([n, r]) => {
-      const l1 = r.layers[0];
-      return `${name(n)}: at l = 1 the Eq. 9 bound is e^{${e(l1.looseness_unscaled_log)}} = ${times(l1.looseness_unscaled_log)} times the measured norm, the Eq. 15 bound e^{${e(l1.looseness_scaled_log)}} = ${times(l1.looseness_scaled_log)} times`;
-    })
-    .join('; ');
   const failed = below.length
-    ? ` The measured norm is above the Eq. 9 bound for ${below.join('; ')}: there the bound does not hold for this network, because its A and B come from the paper’s Eqs. 47–48 with the σ typed above and their assumptions about the weights, which these weights (a checkpoint, or a σ other than theirs) need not meet.`
+    ? ` The measured norm is above its own bound for ${below.join('; ')}: there the bound does not hold for this network, because its A and B come from the paper’s Eqs. 47–48 with the σ typed above and their assumptions about the weights, which these weights (a checkpoint, or a σ other than theirs) need not meet.`
     : '';
   const grads = entries
     .map(([n, r]) => `${name(n)}: at l = 1, ‖∂loss/∂θ_1‖ = ${e(r.layers[0].grad_norm)} against ‖J_1 − I‖₂ = ${e(r.layers[0].jacobian_minus_identity_norm)} (ratio ${e(r.layers[0].grad_to_jacobian_minus_identity)})`)
@@ -150,8 +160,8 @@ export function words(reports) {
   return {
     variance: `The residual stream’s variance per layer, with the least-squares power law c · l^q (a fit of the measurement, not a certified number). The paper’s argument takes σ_l² ∼ l for Pre-LN and a slower growth under LNS. This run: ${variance}.`,
     jacobians: `‖J_l‖₂ near 1 and ‖J_l − I‖₂ small mean a layer that is close to the identity: the stream passes through almost unchanged. A bounded product of such factors is not useful depth: a layer that does (almost) nothing keeps every product bounded. This run: ${jac}.`,
-    endToEnd: `The end-to-end norm is what the product bounds. Submultiplicativity puts it at or below the product of the per-layer norms; the paper’s product (Eq. 9) bounds it from further above. This run: ${e2e}.`,
-    looseness: `How loose the paper’s bound is, per layer: log(bound / measured), the bound being the certified Eq. 9 or Eq. 15 product from layer l to L with the measured variances. It is an upper bound, so any positive gap is consistent with it; the measured Jacobian could grow or not whatever the bound does, and the correction does not refute LNS’s reported pretraining gains. This run: ${loose}.${failed}`,
+    endToEnd: `Each point is log(B_l / ‖∂x_{L+1}/∂x_l‖₂) in natural-log units, where B_l is the placement’s own certified bound over layers l … L with its measured σ_k² (Eq. 9, the unscaled product, for Pre-LN; Eq. 15, the scaled product, for LNS; the paper proves no bound for the other placements, which are set against the Eq. 9 product as a reference) and ‖∂x_{L+1}/∂x_l‖₂ the measured norm. The measured norm is a lower bound, so the true gap is at most the plotted one; y = 100 means the bound is e^{100} times the measured norm. Any positive gap is consistent with an upper bound: the measured Jacobian could grow or not whatever the bound does, and the correction does not refute LNS’s reported pretraining gains. This run: ${gap}.${failed}`,
+    endToEndNorm: `‖∂x_{L+1}/∂x_l‖₂, the norm of the Jacobian from layer l’s input to the last layer’s output, measured by Lanczos (a Rayleigh quotient: a lower bound)${entries.some(([, r]) => r.upper_bound) ? ', with the lab’s probabilistic upper bound dashed (it holds with the probability in its label; not certified)' : ''}. Submultiplicativity puts it at or below the product of the per-layer norms ∏_{k≥l} ‖J_k‖₂. This run: ${e2e}.`,
     gradients: `A near-identity input Jacobian (small ‖J_l − I‖₂) is a different thing from a negligible parameter gradient: the gradient of the next-token loss with respect to layer l’s weights can stay large while the layer is close to the identity in its input. This run: ${grads}.`,
     // The run's numbers are picked out of each placement's matrix (selection, no arithmetic): the
     // distances one layer apart (n = 1) at their smallest and largest, and the largest of the map.

@@ -1,7 +1,7 @@
 // Shared helpers of the depthlab tests (included with `mod common;`).
 #![allow(dead_code)]
 
-use depthlab::{Config, Gaussian, MlpKind, Model, NormKind, Placement, Weights};
+use depthlab::{Config, Gaussian, MlpKind, Model, NormKind, Placement, RopeScaling, Weights};
 
 pub fn tiny(placement: Placement) -> Config {
     Config {
@@ -17,6 +17,7 @@ pub fn tiny(placement: Placement) -> Config {
         mlp: MlpKind::SwiGlu,
         eps: 1e-6,
         rope_theta: 10000.0,
+        rope_scaling: RopeScaling::Default,
         init_std: 0.4,
         scaled_init: false,
         mix_post_layers: 1,

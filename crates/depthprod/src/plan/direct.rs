@@ -291,6 +291,16 @@ impl DirectPlan {
         })
     }
 
+    /// The last depth a tail sums term by term: the end of the suffix sums (where the terms
+    /// underflow), or `len`. The typed inputs' widening of a tail must reach it.
+    pub(super) fn tail_end(&self) -> u64 {
+        if self.exp_shape.is_none() {
+            return self.len_u64();
+        }
+        let (suffix, _) = self.suffix();
+        (suffix.len() as u64).saturating_sub(1).max(self.len_u64())
+    }
+
     /// Bounds on sum_{l>n} g(l), continuing from `cursor` when that is shorter (curves).
     pub(super) fn tail_from(&self, n: u64, cursor: Option<&mut Cursor>) -> Option<Bounds> {
         let t = self.tail?;

@@ -38,6 +38,7 @@
 use super::direct;
 use super::TOL;
 use crate::bernoulli::BERNOULLI_2J;
+use crate::double_double::{two_prod, two_sum};
 use crate::gauss;
 use crate::sum::{Accumulator, U};
 use crate::Bounds;
@@ -67,12 +68,34 @@ pub(super) struct ExpTerm {
     /// lambda / 2 (exact: halving a double).
     mu: f64,
     extra: f64,
+    /// The tails' accuracy (docs/MATH.md §4.7a): mu t formed exactly and the Gauss nodes exactly
+    /// as t + t_lo, so that no error grows with mu t. Sums, whose goal is relative to the whole
+    /// sum, keep the cheaper double-precision forms.
+    exact_nodes: bool,
 }
 
 impl ExpTerm {
     /// x(t) = kappa e^(-mu t) t^(-extra).
     fn x(&self, t: f64) -> f64 {
-        self.kappa * (-self.mu * t).exp() * self.power(t)
+        self.x_at(t, 0.0)
+    }
+
+    /// x at the point t + t_lo (t_lo tiny beside t, the rounding of a quadrature node): mu t is
+    /// formed exactly by TwoProd, mu t = m + e, and e^(-(m + e + mu t_lo)) = e^(-m) (1 - d) with
+    /// d = e + mu t_lo (|d| <= 2u mu t < 2e-13: the dropped d^2/2 is below u^2); (t + t_lo)^-extra =
+    /// t^-extra (1 - extra t_lo/t) likewise (t_lo/t <= 2u). So no error grows with mu t (a
+    /// rounded product mu t would err by u mu t in the exponent, 1.4e-13 relative at mu t = 625).
+    fn x_at(&self, t: f64, t_lo: f64) -> f64 {
+        if !self.exact_nodes {
+            return self.kappa * (-self.mu * t).exp() * self.power(t);
+        }
+        let (m, e) = two_prod(self.mu, t);
+        let d = e + self.mu * t_lo;
+        let mut x = self.kappa * (-m).exp() * (1.0 - d) * self.power(t);
+        if t_lo != 0.0 && self.extra != 0.0 {
+            x *= 1.0 - self.extra * t_lo / t;
+        }
+        x
     }
 
     /// t^(-extra) within 2u relative (one ulp, like powf): 1/t and 1/sqrt(t) (correctly
@@ -89,24 +112,39 @@ impl ExpTerm {
         }
     }
 
-    /// Relative error bound of `x(t)` (t exact): the product mu t rounds (u mu t absolute in the
-    /// exponent, hence mu t u relative after exp), exp and powf one ulp each (2u,
-    /// [`crate::sum::LIBM_REL`]), two products u each: (mu t + 8) u covers them, plus kappa's.
+    /// Relative error bound of [`Self::x_at`] (t + t_lo exact): exp and the power one ulp each (2u
+    /// each, [`crate::sum::LIBM_REL`]), 1 - d, its product and the three other products u each,
+    /// d's own rounding and the dropped d^2/2 and (extra t_lo/t)^2 far below u: 12u covers them,
+    /// plus kappa's.
+    ///
+    /// Without `exact_nodes` x(t) is formed in doubles: the product mu t rounds (u mu t absolute in
+    /// the exponent, hence mu t u relative after exp), exp and powf one ulp each, two products u
+    /// each: (mu t + 8) u covers them, plus kappa's.
     fn x_rel(&self, t: f64) -> f64 {
-        (self.mu * t + 8.0) * U + self.kappa_rel
+        if self.exact_nodes {
+            12.0 * U + self.kappa_rel
+        } else {
+            (self.mu * t + 8.0) * U + self.kappa_rel
+        }
     }
 
-    /// g(t) and a bound on its error. `node` adds the rounding of a quadrature node t (off by
-    /// at most 2u t): |dg/dt| <= 2 g (mu + extra/t) (x dg/dx <= 2g), i.e. 4 u g (mu t + extra).
+    /// g(t) and a bound on its error, t exact.
+    fn g(&self, t: f64, _node: bool) -> (f64, f64) {
+        self.g_at(t, 0.0, 0.0)
+    }
+
+    /// g at t + t_lo, where t + t_lo is within `off` of the point meant (a quadrature node c + h x
+    /// formed by TwoProd and TwoSum: t + t_lo is that node up to the rounding of t_lo, u |t_lo|):
+    /// |dg/dt| <= 2 g (mu + extra/t) (x dg/dx <= 2g) turns `off` into 2 g (mu + extra/t) off.
     // not inlined: it is called from four places, and each copy costs wasm bytes
     #[inline(never)]
-    fn g(&self, t: f64, node: bool) -> (f64, f64) {
-        let x = self.x(t);
+    fn g_at(&self, t: f64, t_lo: f64, off: f64) -> (f64, f64) {
+        let x = self.x_at(t, t_lo);
         let g = (x * (self.a + self.b * x)).ln_1p();
         // log1p(y) with y relatively perturbed by d errs by at most d y/(1+y) <= d g
         let mut rel = 2.0 * self.x_rel(t) + 7.0 * U;
-        if node {
-            rel += 4.0 * U * (self.mu * t + self.extra) * (1.0 + 1e-10);
+        if off != 0.0 {
+            rel += 2.0 * (self.mu + self.extra / t) * off * (1.0 + 1e-10);
         }
         (g, rel * g)
     }
@@ -193,17 +231,48 @@ impl ExpTerm {
     #[inline(never)]
     fn gauss(&self, n: usize, lo: f64, hi: f64) -> (f64, f64) {
         let (nodes, weights) = gauss::rule(n);
-        let h = 0.5 * (hi - lo);
-        let c = 0.5 * (lo + hi);
+        if !self.exact_nodes {
+            // a node t (off by at most 2u t, c and h included) moves g by at most
+            // |dg/dt| 2u t <= 4u g (mu t + extra) (x dg/dx <= 2g)
+            let h = 0.5 * (hi - lo);
+            let c = 0.5 * (lo + hi);
+            let mut acc = Accumulator::new();
+            for (x, w) in nodes.iter().zip(weights) {
+                let t = c + h * x;
+                let (g, ge) = self.g_at(t, 0.0, 0.0);
+                let ge = ge + 4.0 * U * (self.mu * t + self.extra) * (1.0 + 1e-10) * g;
+                acc.add_inlined(w * g, w * ge + 2.0 * U * w * g);
+            }
+            let value = h * acc.value();
+            return (
+                value,
+                h * acc.error() * (1.0 + 4.0 * U) + 2.0 * U * value.abs(),
+            );
+        }
+        // c = (lo + hi)/2 and h = (hi - lo)/2 each as a double and its exact residual (TwoSum;
+        // halving is exact), and every node c + h x as t + t_lo (TwoProd, TwoSum): the rule is
+        // evaluated at the nodes of [lo, hi] itself up to the rounding of the small parts (a few
+        // u of t_lo), not at nodes off by u t, which would cost a relative 2 u (mu t + extra) of
+        // g, 1e-12 of a tail at mu t = 700
+        let (sum, sum_lo) = two_sum(lo, hi);
+        let (diff, diff_lo) = two_sum(hi, -lo);
+        let (c, c_lo) = (0.5 * sum, 0.5 * sum_lo);
+        let (h, h_lo) = (0.5 * diff, 0.5 * diff_lo);
         let mut acc = Accumulator::new();
         for (x, w) in nodes.iter().zip(weights) {
-            let (g, ge) = self.g(c + h * x, true);
+            let (p, e1) = two_prod(h, *x);
+            let (t, e2) = two_sum(c, p);
+            let t_lo = e1 + e2 + c_lo + h_lo * x;
+            // t_lo's three sums and one product: 4u of the parts' sizes
+            let off = 4.0 * U * (e1.abs() + e2.abs() + c_lo.abs() + h_lo.abs());
+            let (g, ge) = self.g_at(t, t_lo, off);
             acc.add_inlined(w * g, w * ge + 2.0 * U * w * g);
         }
-        let value = h * acc.value();
+        // (h + h_lo) times the weighted sum
+        let value = h * acc.value() + h_lo * acc.value();
         (
             value,
-            h * acc.error() * (1.0 + 4.0 * U) + 2.0 * U * value.abs(),
+            (h + h_lo.abs()) * acc.error() * (1.0 + 4.0 * U) + 3.0 * U * value.abs(),
         )
     }
 
@@ -346,6 +415,35 @@ pub(super) struct ExpPlan {
     remainder: f64,
     /// S(len): (value, error).
     total: (f64, f64),
+    /// The tails' own panels, made on the first tail asked for ([`TailPanels`]).
+    tails: std::sync::OnceLock<TailPanels>,
+}
+
+/// What the tails sum_{l>n} g(l) are made of (docs/MATH.md §4.7a): Euler-Maclaurin over
+/// [n + 1, end] with every piece summed from the far end and relative to itself, never the limit
+/// minus a partial sum (which left a tail of 8.6 next to sums of 860 about 2e-12 wide relative).
+/// `end` is where the geometric bound on what follows is below 2^-1015, far below the 2^-960 from
+/// which tails are measured relatively ([`super::TAIL_WIDTH_FLOOR`]).
+#[derive(Debug, Clone)]
+struct TailPanels {
+    end: f64,
+    /// The geometric bound on sum_{l>end} g(l).
+    beyond: f64,
+    /// Panel boundaries HEAD = b_0 < ... < b_last = end, each panel's certified region, and
+    /// from[i] = int_{b_i}^{end} g summed from the far end: (value, error).
+    bounds: Vec<f64>,
+    regions: Vec<(f64, f64)>,
+    from: Vec<(f64, f64)>,
+    /// The remainder's steps t_0 = HEAD < t_1 < ... (the last at end) and, for each, the bound on
+    /// int_{t_i}^{end} |g^(2J)| (2 zeta(2J)/(2 pi)^2J included) summed from the far end, and the
+    /// step's own density bound (2J)! G(t_i - r(t_i)) / r(t_i)^(2J) with the same factor.
+    steps: Vec<f64>,
+    step_from: Vec<f64>,
+    step_density: Vec<f64>,
+    /// g(end)/2 + E(end): (value, error).
+    at_end: (f64, f64),
+    /// back[n] = sum_{l=n+1}^{HEAD-1} g(l) for n < HEAD, summed from the far end.
+    back: Vec<(f64, f64)>,
 }
 
 impl ExpPlan {
@@ -382,6 +480,7 @@ impl ExpPlan {
             kappa_rel: if c == 1.0 { 0.0 } else { 2.0 * U },
             mu: 0.5 * lambda,
             extra,
+            exact_nodes: false,
         };
         // head
         let mut prefix = vec![(0.0, 0.0)];
@@ -466,6 +565,7 @@ impl ExpPlan {
             base: (base.value(), base.error()),
             remainder,
             total: (0.0, 0.0),
+            tails: std::sync::OnceLock::new(),
         };
         plan.total = plan.em_sum(end);
         Some(plan)
@@ -516,22 +616,175 @@ impl ExpPlan {
         }
     }
 
-    /// Bounds on sum_{l > n} g(l).
+    /// Bounds on sum_{l > n} g(l), each a sum of parts no larger than itself (docs/MATH.md
+    /// §4.7a): for n < end, sum_{l=n+1}^{end} g(l) by Euler-Maclaurin from n + 1 (or the direct
+    /// terms below HEAD and Euler-Maclaurin from HEAD), plus [0, the geometric bound beyond end].
     pub(super) fn tail(&self, n: u64) -> Bounds {
-        if n < self.len {
-            let (total, te) = self.total;
-            let (part, pe) = self.sum(n);
-            let d = total - part;
-            let e = te + pe + U * d.abs();
-            Bounds {
-                lo: super::down(d - e).max(0.0),
-                hi: super::up(d + e + self.tail).min(tail_bound(self.shape, n)),
-            }
-        } else {
-            Bounds {
+        let t = self.tails.get_or_init(|| self.tail_panels());
+        if n as f64 >= t.end {
+            return Bounds {
                 lo: 0.0,
                 hi: tail_bound(self.shape, n),
+            };
+        }
+        let (v, e) = if n + 1 >= HEAD {
+            self.em_from(t, (n + 1) as f64)
+        } else {
+            let (d, de) = t.back[n as usize];
+            let (v, e) = self.em_from(t, HEAD as f64);
+            (d + v, de + e + U * (d + v))
+        };
+        Bounds {
+            lo: super::down(v - e).max(0.0),
+            hi: super::up(v + e + t.beyond).min(tail_bound(self.shape, n)),
+        }
+    }
+
+    /// The summand as tails evaluate it: mu t and the Gauss nodes formed exactly
+    /// ([`ExpTerm::exact_nodes`]).
+    fn tail_term(&self) -> ExpTerm {
+        ExpTerm {
+            exact_nodes: true,
+            ..self.term
+        }
+    }
+
+    /// The last depth a tail sums term by term (beyond it, the geometric bound): the typed
+    /// inputs' widening of a tail must reach it (`Plan::tail_input_rel`).
+    pub(super) fn tail_end(&self) -> u64 {
+        self.tails.get_or_init(|| self.tail_panels()).end as u64
+    }
+
+    /// sum_{l=s}^{end} g(l) for an integer-valued HEAD <= s <= end, as int_s^end g plus
+    /// (g(s) + g(end))/2 plus E(end) - E(s), with the remainder over [s, end] (value, error).
+    /// Every part but -E(s) is positive, and E(s) is O(mu g(s)), far below the sum.
+    fn em_from(&self, t: &TailPanels, s: f64) -> (f64, f64) {
+        let term = self.tail_term();
+        let i = match t.bounds.binary_search_by(|b| b.total_cmp(&s)) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let mut acc = Accumulator::new();
+        let (rest, rest_err) = t.from[(i + 1).min(t.from.len() - 1)];
+        if i + 1 < t.bounds.len() {
+            acc.add(rest, rest_err);
+            let b = t.bounds[i + 1];
+            let target = 2f64.powi(-64) * (b - s) * term.g(b, false).0;
+            let (v, e) = term.sub_integral(t.regions[i], s, b, target);
+            acc.add(v, e);
+        }
+        let (gs, gse) = term.g(s, false);
+        acc.add(0.5 * gs, 0.5 * gse);
+        let (es, ese) = term.endpoint_correction(s, self.terms);
+        acc.add(-es, ese);
+        acc.add(t.at_end.0, t.at_end.1);
+        // the remainder over [s, end]: the step holding s from s on, then the later steps whole
+        let j = match t.steps.binary_search_by(|x| x.total_cmp(&s)) {
+            Ok(j) => j,
+            Err(j) => j - 1,
+        };
+        let remainder = if j + 1 < t.steps.len() {
+            ((t.steps[j + 1] - s) * t.step_density[j] + t.step_from[j + 1]) * (1.0 + 1e-10)
+        } else {
+            0.0
+        };
+        // 2^-1040 covers what underflow loses far out, where x and g are subnormal (a relative
+        // bound says nothing there): at most 2^-1074 per operation, over fewer than 2^16 node
+        // evaluations of a dozen operations, and the remainder densities that underflow to 0 (each
+        // below 2^-1074, times steps of total length below 2^24): under 2^-1048 in all. It is
+        // 2^-80 of the 2^-960 from which tails are measured absolutely.
+        (acc.value(), acc.error() + remainder + 2f64.powi(-1040))
+    }
+
+    /// The tails' panels (see [`TailPanels`]): panels from HEAD to `end`, each integral with an
+    /// error target relative to the panel's own size (2^-64 of g(a) times the first panel's
+    /// length, a lower estimate of it); the remainder's steps as in [`ExpPlan::new`], summed from
+    /// the far end.
+    fn tail_panels(&self) -> TailPanels {
+        let term = &self.tail_term();
+        // end: the geometric bound beyond it below 2^-1015
+        let far = 2f64.powi(-1015);
+        let mut end = self.len.max(HEAD);
+        let mut step = 64;
+        while tail_bound(self.shape, end) > far {
+            end += step;
+            step *= 2;
+        }
+        let beyond = tail_bound(self.shape, end);
+        let end_f = end as f64;
+        let mut bounds = vec![HEAD as f64];
+        let mut regions = Vec::new();
+        let mut parts = Vec::new();
+        let mut a0 = HEAD as f64;
+        while a0 < end_f {
+            let g0 = term.g(a0, false).0;
+            let first = (2.0 * term.panel_half(a0)).min(0.5 / term.mu);
+            let target = 2f64.powi(-64) * g0 * first;
+            let (b0, region) = term.panel(a0, end_f, target);
+            parts.push(term.sub_integral(region, a0, b0, target));
+            bounds.push(b0);
+            regions.push(region);
+            a0 = b0;
+        }
+        let mut from = vec![(0.0, 0.0); bounds.len()];
+        let mut acc = Accumulator::new();
+        let mut err = 0.0;
+        for i in (0..parts.len()).rev() {
+            let (v, e) = parts[i];
+            acc.add(v, 0.0);
+            err += e;
+            from[i] = (acc.value(), err + acc.error());
+        }
+        // the remainder's steps (as in ExpPlan::new), each with its density bound
+        let two_j = 2 * self.terms;
+        let log_fact: f64 = (1..=two_j).map(|i| (i as f64).ln()).sum();
+        let zeta = 1.0 + 2f64.powi(-(two_j as i32)) * 3.0;
+        let density = |t: f64| {
+            let r = term.radius(t);
+            let g = term.complex_bound(t - r);
+            if g == 0.0 {
+                return 0.0;
             }
+            // as in remainder_bound: |log| < 1e4 with error < 1e-11, so 1 + 1e-10 covers exp
+            let log_d = (2.0 * zeta).ln() + log_fact + g.ln() - two_j as f64 * (2.0 * PI * r).ln();
+            log_d.exp() * (1.0 + 1e-10)
+        };
+        let mut steps = Vec::new();
+        let mut step_density = Vec::new();
+        let mut t0 = HEAD as f64;
+        while t0 < end_f {
+            steps.push(t0);
+            step_density.push(density(t0));
+            let r = term.radius(t0);
+            t0 = (t0 + r.max(2.0 / term.mu)).min(end_f);
+        }
+        steps.push(end_f);
+        step_density.push(0.0);
+        let mut step_from = vec![0.0; steps.len()];
+        for j in (0..steps.len() - 1).rev() {
+            step_from[j] = step_from[j + 1] + (steps[j + 1] - steps[j]) * step_density[j];
+        }
+        let (g_end, g_end_err) = term.g(end_f, false);
+        let (e_end, e_end_err) = term.endpoint_correction(end_f, self.terms);
+        let at_end = (0.5 * g_end + e_end, 0.5 * g_end_err + e_end_err + U * g_end);
+        let mut back = vec![(0.0, 0.0); HEAD as usize];
+        let mut acc = Accumulator::new();
+        for n in (0..HEAD as usize - 1).rev() {
+            let (g, ge) = term.g((n + 1) as f64, false);
+            acc.add_inlined(g, ge);
+            back[n] = (acc.value(), acc.error());
+        }
+        TailPanels {
+            end: end_f,
+            beyond,
+            bounds,
+            regions,
+            from,
+            steps,
+            step_from,
+            step_density,
+            at_end,
+            back,
         }
     }
 }

@@ -102,6 +102,10 @@ pub struct RouteOptions {
     /// Power law: take the constant C from the finite-part route (docs/MATH.md §4.8) wherever it
     /// applies, not only beyond every double depth, so tests can compare it with the series route.
     pub finite_part: bool,
+    /// Power law: keep the series route's constant wherever a double depth reaches the series,
+    /// however wide (the default takes the finite part's where it is narrower), so tests can
+    /// compare the two where the page shows the finite part's.
+    pub series_only: bool,
 }
 
 impl Default for RouteOptions {
@@ -111,6 +115,7 @@ impl Default for RouteOptions {
             direct_max: DIRECT_MAX,
             exponential_direct: false,
             finite_part: false,
+            series_only: false,
         }
     }
 }

@@ -114,8 +114,22 @@ impl Plan {
     }
 
     fn build(params: &Params, inputs: ExactInputs, route: RouteOptions) -> Result<Plan, Error> {
+        // c inside [1e-3, 1e3] (every measured list too): the engine takes the product as it is
+        let engine = match turns_into_range(params) {
+            0 => Plan::engine(params, &inputs, route),
+            j => Plan::engine(&normalized(params, j), &inputs.normalized(j), route),
+        };
+        Ok(Plan {
+            params: params.clone(),
+            engine,
+            inputs,
+        })
+    }
+
+    /// The engine of a product whose c lies in [`crate::C_RANGE`] (see [`normalized`]).
+    fn engine(params: &Params, inputs: &ExactInputs, route: RouteOptions) -> Engine {
         let (a, b) = (params.a, params.b);
-        let engine = match (&params.variance, params.family) {
+        match (&params.variance, params.family) {
             (_, Family::Harmonic) => {
                 let term = PowerTerm {
                     a,
@@ -130,7 +144,7 @@ impl Plan {
                     &Exact::int(1),
                     None,
                     Some(finite_part::InputsDd::new(
-                        &inputs,
+                        inputs,
                         a,
                         b,
                         Dd::exact(1.0),
@@ -138,6 +152,7 @@ impl Plan {
                     )),
                     route,
                     inputs.rel_a.max(inputs.rel_b),
+                    inputs.zeros,
                 );
                 Engine::Power(Box::new(plan))
             }
@@ -214,7 +229,7 @@ impl Plan {
                 }
                 .sqrt()
                 .and_then(|r| Dd::exact(1.0).div(r))
-                .map(|kappa| finite_part::InputsDd::new(&inputs, a, b, kappa, p_dd));
+                .map(|kappa| finite_part::InputsDd::new(inputs, a, b, kappa, p_dd));
                 let plan = PowerPlan::new(
                     term,
                     &p_exact,
@@ -222,6 +237,7 @@ impl Plan {
                     typed,
                     route,
                     inputs.rel_a.max(inputs.rel_b),
+                    inputs.zeros,
                 );
                 Engine::Power(Box::new(plan))
             }
@@ -247,12 +263,7 @@ impl Plan {
                 let extra = family.extra_power().unwrap_or(0.0);
                 Engine::Direct(Box::new(DirectPlan::measured(a, b, values, extra)))
             }
-        };
-        Ok(Plan {
-            params: params.clone(),
-            engine,
-            inputs,
-        })
+        }
     }
 
     /// The measured list the direct engine reads its terms from (empty for every other
@@ -285,16 +296,22 @@ impl Plan {
     /// law: already in kappa_rel); lambda as e^(-lambda l/2), a factor at most
     /// e^(rel_lambda lambda l/2) on x_l for the largest l summed (the prefix stops at `len`).
     fn sum_input_rel(&self, n: u64) -> f64 {
+        let len = match &self.engine {
+            Engine::Exponential(e) => e.len,
+            Engine::Direct(d) => d.len as u64,
+            Engine::Power(_) => 0,
+        };
+        self.sum_input_rel_to(n.min(len))
+    }
+
+    /// [`Self::sum_input_rel`] for sums whose deepest term is at l = `deepest` (exponential
+    /// variance; the power law's widening does not depend on it).
+    fn sum_input_rel_to(&self, deepest: u64) -> f64 {
         let inputs = &self.inputs;
         let ab = inputs.rel_a + inputs.rel_b * (1.0 + inputs.rel_a);
         let x_factor = match (&self.engine, &self.params.variance) {
             (Engine::Direct(_) | Engine::Exponential(_), Variance::Exponential { lambda, .. }) => {
-                let len = match &self.engine {
-                    Engine::Exponential(e) => e.len,
-                    Engine::Direct(d) => d.len as u64,
-                    Engine::Power(_) => 0,
-                };
-                let l = n.min(len) as f64;
+                let l = deepest as f64;
                 let t_lambda = (inputs.rel_lambda * lambda * l * 0.5 * (1.0 + 4.0 * U)).exp_m1();
                 let t_c = inputs.rel_c * (0.5 + inputs.rel_c);
                 (1.0 + t_lambda) * (1.0 + t_c) - 1.0
@@ -373,11 +390,19 @@ impl Plan {
     pub fn evaluate(&self, depth: Depth) -> Result<Evaluation, Error> {
         let family = self.params.family;
         let zeta_bound = match (&self.params.variance, family) {
-            (Variance::Power { c, q }, Family::Scaled) => Some(closed_forms::zeta_bound(
+            // for the exact inputs: their distances to the doubles widen the bound
+            (Variance::Power { c, q }, Family::Scaled) => Some(closed_forms::zeta_bound_with(
                 self.params.a,
                 self.params.b,
                 *c,
                 *q,
+                closed_forms::Rounding {
+                    rel_a: self.inputs.rel_a,
+                    rel_b: self.inputs.rel_b,
+                    rel_c: self.inputs.rel_c,
+                    rel_lambda: 0.0,
+                    abs_q: self.inputs.abs_q,
+                },
             )?),
             _ => None,
         };
@@ -549,11 +574,14 @@ impl Plan {
                 (Engine::Power(p), CurveKind::Leading) => (p.leading(n as f64), 0.0),
                 (Engine::Power(p), CurveKind::Asymptote) => (p.asymptote(n as f64), 0.0),
                 (_, CurveKind::Eq65Exponent) => (
-                    closed_forms::eq65_exponent(
+                    // A and B were checked with the plan: the unchecked form (one range
+                    // check fewer in the explorer's module)
+                    closed_forms::eq65_exponent_with(
                         self.params.a,
                         self.params.b,
                         eps.unwrap_or(1.0),
                         n as f64,
+                        closed_forms::Rounding::default(),
                     )?
                     .value,
                     0.0,
@@ -622,12 +650,19 @@ impl Plan {
         Ok(())
     }
 
-    /// Input widening of every tail (typed decimals that are not doubles), as in [`Self::tail`].
+    /// Input widening of every tail (typed decimals that are not doubles), as in [`Self::tail`]:
+    /// for exponential variance, from the last term a tail sums (beyond the sums' own end: a
+    /// typed lambda moves x_l by e^(rel lambda l/2), largest at the deepest l summed).
     fn tail_input_rel(&self) -> f64 {
+        let i = &self.inputs;
+        if i.rel_a == 0.0 && i.rel_b == 0.0 && i.rel_c == 0.0 && i.rel_lambda == 0.0 {
+            // doubles: nothing to widen (and no suffix table to make just to learn its end)
+            return 0.0;
+        }
         match &self.engine {
             Engine::Power(_) => self.sum_input_rel(u64::MAX),
-            Engine::Direct(d) => self.sum_input_rel(d.len as u64),
-            Engine::Exponential(x) => self.sum_input_rel(x.len),
+            Engine::Direct(d) => self.sum_input_rel_to(d.tail_end()),
+            Engine::Exponential(x) => self.sum_input_rel_to(x.tail_end()),
         }
     }
 
@@ -681,6 +716,53 @@ impl Plan {
             Engine::Direct(_) | Engine::Exponential(_) => None,
         }
     }
+}
+
+/// The same product with c moved into [`crate::C_RANGE`] by a power of 4 (docs/MATH.md §5.5a).
+///
+/// Every a_l is c^(-1/2) times its value at c = 1, so (A, B, c) and (A 2^j, B 4^j, c 4^j) give
+/// the same factors 1 + A a_l + B a_l^2 for every integer j. Scaling by a power of two is exact
+/// in binary floating point (no result here leaves the normal range: the effective ranges keep
+/// A 2^j and B 4^j between 1e-220 and 1e9), so the engines, made for kappa = c^(-1/2) within
+/// [10^-1.5, 10^1.5], compute the same exact product from the same typed inputs, whose relative
+/// distances to their doubles do not change (their residuals scale by the same powers). A c
+/// inside the range is kept as it is (j = 0).
+fn normalized(params: &Params, j: i32) -> Params {
+    let (two_j, four_j) = (2f64.powi(j), 4f64.powi(j));
+    let variance = match params.variance {
+        Variance::Power { c, q } => Variance::Power { c: c * four_j, q },
+        Variance::Exponential { c, lambda } => Variance::Exponential {
+            c: c * four_j,
+            lambda,
+        },
+        Variance::Measured { .. } => return params.clone(),
+    };
+    Params {
+        family: params.family,
+        a: params.a * two_j,
+        b: params.b * four_j,
+        variance,
+    }
+}
+
+/// The j of [`normalized`]: the fewest factors of 4 that bring c into [`crate::C_RANGE`].
+pub(crate) fn turns_into_range(params: &Params) -> i32 {
+    let c = match params.variance {
+        Variance::Power { c, .. } | Variance::Exponential { c, .. } => c,
+        Variance::Measured { .. } => return 0,
+    };
+    let (min, max) = crate::C_RANGE;
+    let (mut scaled, mut j) = (c, 0);
+    // c in [1e-300, 1e300] (checked), so at most 500 steps, each exact
+    while scaled < min && j < 600 {
+        scaled *= 4.0;
+        j += 1;
+    }
+    while scaled > max && j > -600 {
+        scaled *= 0.25;
+        j -= 1;
+    }
+    j
 }
 
 /// The widest enclosure among a curve's points (see [`Plan::curve`]).

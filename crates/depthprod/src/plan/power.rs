@@ -3,7 +3,7 @@
 
 use super::finite_part::{self, Declined, InputsDd};
 use super::{down, enclosure, up, RouteOptions, BEYOND_DEPTHS, K_MAX, TOL};
-use crate::coefficients::{root_radius, LogSeries};
+use crate::coefficients::{root_radius, ExactZeros, LogSeries};
 use crate::decimal;
 use crate::euler_maclaurin::{em_start, EmRegion, PowerTerm};
 use crate::exact::{Dyadic, Exact};
@@ -65,8 +65,12 @@ pub(super) struct PowerPlan {
     pub(super) far: Option<Result<FarConstant, Declined>>,
     /// [`RouteOptions::finite_part`].
     pub(super) force_finite_part: bool,
+    /// [`RouteOptions::series_only`].
+    pub(super) series_only: bool,
     /// A, B and kappa in double-double (see [`PowerPlan::new`]).
     pub(super) typed: Option<InputsDd>,
+    /// The coefficients that vanish exactly for the exact inputs (see [`Self::v_coef`]).
+    pub(super) zeros: ExactZeros,
 }
 
 /// The finite-part route's constants: `merged` is C + c_n/d_n (C itself when d_n = 0), `classic`
@@ -93,6 +97,7 @@ impl PowerPlan {
         typed: Option<InputsDd>,
         route: RouteOptions,
         delta: f64,
+        zeros: ExactZeros,
     ) -> PowerPlan {
         let p = term.p;
         let zero = term.a == 0.0 && term.b == 0.0;
@@ -254,7 +259,8 @@ impl PowerPlan {
             }
         }
         // decided on the exact exponents: k p <= 1 for a nonzero c_k
-        let divergent = !zero && (1..=k).any(|i| side[i] >= 0 && coef[i].0 != 0.0);
+        let divergent =
+            !zero && (1..=k).any(|i| side[i] >= 0 && coef[i].0 != 0.0 && !zeros.vanishes(i));
         let suffix = suffix_sums(&coef, &z_m, &ds);
         let mut plan = PowerPlan {
             term,
@@ -284,7 +290,9 @@ impl PowerPlan {
             zero,
             far: None,
             force_finite_part: route.finite_part,
+            series_only: route.series_only,
             typed,
+            zeros,
         };
         plan.below_m = plan.compute_below_m();
         // the finite-part route bounds the typed inputs' effect itself (finite_part, Lemma F3);
@@ -310,7 +318,7 @@ impl PowerPlan {
     /// Called before the divergence is built: the series route's constant is judged by
     /// [`Self::shown_infinity`], which is what the divergence would show.
     fn prefer_finite_part(&mut self) {
-        if self.far.is_some() || !self.divergent {
+        if self.far.is_some() || !self.divergent || self.series_only {
             return;
         }
         let width =
@@ -363,15 +371,36 @@ impl PowerPlan {
         let mut acc = Accumulator::new();
         let (v, e) = self.below_m;
         acc.add(v, e);
-        self.add_series_at_m(&mut acc);
+        self.add_series_at_m(&mut acc, true);
         (acc.value(), acc.error() + self.trunc_m)
     }
 
+    /// c_k kappa^k as the value at infinity (the limit or C) and the divergence's terms take it:
+    /// exactly 0 where the exact coefficient vanishes (Lemma Z, [`ExactZeros`]). The doubles'
+    /// coefficient there is a rounding-sized number whose error bound, over |1 - k p| beside a
+    /// pole, would swamp C; the value for the exact inputs has no such term, and
+    /// [`Self::input_error`] leaves it out accordingly (the other terms' distances to the exact
+    /// ones are what it bounds). The sums at finite N keep the doubles' coefficients: there each
+    /// term is a difference Z(kp, M) - Z(kp, N+1) formed without the pole, and the typed inputs'
+    /// effect is bounded as a whole (`Plan::sum_input_rel`).
+    pub(super) fn v_coef(&self, i: usize) -> (f64, f64) {
+        if self.zeros.vanishes(i) {
+            (0.0, 0.0)
+        } else {
+            self.coef[i]
+        }
+    }
+
     /// Adds sum_k c_k kappa^k Z(kp, M), each term with its error (Lemma 6 and the exponent
-    /// error of [`s_error`]); the caller adds the k-series truncation `trunc_m`.
-    fn add_series_at_m(&self, acc: &mut Accumulator) {
+    /// error of [`s_error`]); the caller adds the k-series truncation `trunc_m`. `at_infinity`:
+    /// the value at infinity's coefficients ([`Self::v_coef`]); else the doubles' (a tail).
+    fn add_series_at_m(&self, acc: &mut Accumulator, at_infinity: bool) {
         for i in 1..=self.k {
-            let (c, ce) = self.coef[i];
+            let (c, ce) = if at_infinity {
+                self.v_coef(i)
+            } else {
+                self.coef[i]
+            };
             let (z, ze) = self.z_m[i];
             let ze = ze + self.z_m_shift[i];
             let t = c * z;
@@ -387,7 +416,7 @@ impl PowerPlan {
             let (v, e) = em.sum_to(self.m);
             acc.add(v, e);
         }
-        self.add_series_at_m(&mut acc);
+        self.add_series_at_m(&mut acc, false);
         (acc.value(), acc.error() + self.trunc_m)
     }
 
@@ -415,7 +444,7 @@ impl PowerPlan {
         };
         // the series term nearest the pole: |1 - n p| smallest among nonzero coefficients
         let n = (1..=self.k)
-            .filter(|&i| self.coef[i].0 != 0.0)
+            .filter(|&i| self.v_coef(i).0 != 0.0)
             .min_by(|&i, &j| self.gap[i].abs().total_cmp(&self.gap[j].abs()))?;
         let d = if self.side[n] == 0 { 0.0 } else { self.gap[n] };
         // the constant shown with a log-like term is C + c_n/d_n; otherwise C (= C' at d = 0)
@@ -439,7 +468,7 @@ impl PowerPlan {
             let classic = if d == 0.0 || !merged {
                 value
             } else {
-                let (c, ce) = self.coef[n];
+                let (c, ce) = self.v_coef(n);
                 let moved = grow(n, self.delta) * self.abs_coef[n];
                 let q = c / d;
                 let qe = ((ce + moved) / d.abs() + 2.0 * U * q.abs()) * (1.0 + 4.0 * U);
@@ -526,6 +555,10 @@ impl PowerPlan {
         }
         let mut err = grow(2, delta) * self.below_m.0.abs();
         for i in 1..=self.k {
+            if self.zeros.vanishes(i) {
+                // 0 for the exact inputs and 0 as computed (Self::v_coef)
+                continue;
+            }
             let (z, ze) = self.z_m[i];
             err += grow(i, delta) * self.abs_coef[i] * (z.abs() + ze);
         }
@@ -563,15 +596,15 @@ impl PowerPlan {
             (v.is_finite() && e.is_finite() && e <= v.abs().max(1.0)).then(|| enclosure(v, e))
         };
         // Leading term: the first nonzero c_k with k p < 1 (1 - k p decreases with k).
-        let leading = (1..=self.k).find(|&i| self.coef[i].0 != 0.0 && self.side[i] > 0);
-        let log_term = (1..=self.k).find(|&i| self.coef[i].0 != 0.0 && self.side[i] == 0);
+        let leading = (1..=self.k).find(|&i| self.v_coef(i).0 != 0.0 && self.side[i] > 0);
+        let log_term = (1..=self.k).find(|&i| self.v_coef(i).0 != 0.0 && self.side[i] == 0);
         let log_coefficient = log_term.map(|i| {
-            let (c, ce) = self.coef[i];
+            let (c, ce) = self.v_coef(i);
             enclosure(c, ce + grow(i, self.delta) * self.abs_coef[i])
         });
         match leading {
             Some(i) => {
-                let (c, ce) = self.coef[i];
+                let (c, ce) = self.v_coef(i);
                 let g = self.gap[i];
                 // g is 1 - k p correctly rounded (relative error <= u); c / g rounds once more.
                 let value = c / g;
@@ -605,7 +638,7 @@ impl PowerPlan {
     /// §6.6): a divergent product, a nonzero coefficient, and k p near 1 but not equal to it.
     pub(super) fn log_like(&self, i: usize) -> bool {
         self.divergent
-            && self.coef[i].0 != 0.0
+            && self.v_coef(i).0 != 0.0
             && self.side[i] != 0
             && self.gap[i].abs() < NEAR_POLE
             && (self.m <= BEYOND_DEPTHS || matches!(self.far, Some(Ok(f)) if f.n == i))
@@ -617,7 +650,7 @@ impl PowerPlan {
         }
         let mut terms = Vec::new();
         for i in 1..=self.k {
-            let (c, _) = self.coef[i];
+            let (c, _) = self.v_coef(i);
             if self.log_like(i) {
                 terms.push(AsymptoticTerm {
                     coefficient: c,
@@ -666,7 +699,7 @@ impl PowerPlan {
         acc.add(v, e);
         let mut moved = grow(2, self.delta) * v.abs();
         for i in 1..=self.k {
-            let (c, ce) = self.coef[i];
+            let (c, ce) = self.v_coef(i);
             let (z, ze) = if self.log_like(i) {
                 pole_free_z(self.s[i], self.gap[i], self.ds[i], self.m)
             } else {
@@ -675,7 +708,7 @@ impl PowerPlan {
             };
             let t = c * z;
             acc.add(t, ce * z.abs() + c.abs() * ze + U * t.abs());
-            if self.delta != 0.0 {
+            if self.delta != 0.0 && !self.zeros.vanishes(i) {
                 moved += grow(i, self.delta) * self.abs_coef[i] * (z.abs() + ze);
             }
         }
@@ -913,7 +946,7 @@ impl PowerPlan {
             .map_or(self.infinity.0, |c| c.value);
         acc.add(start, 0.0);
         self.each_term_at(b, |i, xk, _| {
-            let (c, s) = (self.coef[i].0, self.s[i]);
+            let (c, s) = (self.v_coef(i).0, self.s[i]);
             let (corr, _) = em_corrections(s, b, xk, 0.0);
             let one_minus_s = self.gap[i];
             let gap = if self.side[i] == 0 {
