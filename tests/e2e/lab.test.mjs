@@ -367,9 +367,21 @@ test('every figure exports a real SVG and a CSV by layer; the end-to-end figure 
     json.layers.forEach((l, i) => assert.equal(Number(cells.values[i]), Number(l[column].toPrecision(10)), `${norm}, l = ${l.layer}`));
   }
   assert.match(await page.textContent('[data-testid="lab-words-endToEnd"]'), /This run: Pre-LN against Eq\. 9: e[\d.]+ at l = 1, e[\d.]+ at l = 3; LNS against Eq\. 15: e[\d.]+ at l = 1/);
-  // The measured norms' figure: measured norms only (no upper bound is reported by this lab yet).
+  // The measured norms' figure: each placement's measured norm and its probabilistic upper bound,
+  // labelled with its probability, at the CLI's end_to_end_upper to the data table's ten digits.
   const norms = await page.evaluate(() => [...document.querySelectorAll('[data-testid="lab-plot-endToEndNorm"] .legend li')].map((li) => li.textContent));
-  assert.deepEqual(norms, ['Pre-LN: measured (a lower bound)', 'LNS: measured (a lower bound)']);
+  assert.deepEqual(norms, ['Pre-LN: measured (a lower bound)', 'Pre-LN: upper bound, probability ≥ 0.999', 'LNS: measured (a lower bound)', 'LNS: upper bound, probability ≥ 0.999']);
+  for (const [norm, label] of [['pre', 'Pre-LN: upper bound, probability ≥ 0.999'], ['lns', 'LNS: upper bound, probability ≥ 0.999']]) {
+    const json = cli(smallArgs(norm));
+    assert.ok(json.upper_bound.probability >= 0.999, `${norm}: ${JSON.stringify(json.upper_bound)}`);
+    const values = await page.evaluate((name) => {
+      const table = document.querySelector('[data-testid="lab-data-endToEndNorm"] table');
+      const col = Array.from(table.tHead.rows[0].cells, (c) => c.textContent).indexOf(name);
+      return col > 0 ? Array.from(table.tBodies[0].rows, (r) => r.cells[col]?.textContent) : null;
+    }, label);
+    assert.ok(values, `the data table has the column ${label}`);
+    json.layers.forEach((l, i) => assert.equal(Number(values[i]), Number(l.end_to_end_upper.toPrecision(10)), `${norm}, l = ${l.layer}`));
+  }
 });
 
 test('a checkpoint without its config.json takes heads from the field and gives the numbers of depthprod lab --weights --heads', { timeout: 600_000 }, async (t) => {

@@ -49,9 +49,12 @@
 //!
 //! **Streaming**: `onProgress(stage, done, total)` (stages in order `forward`, `end-to-end
 //! Jacobians`, `layer Jacobians`, `gradients`) and `onLayer(update)` (one layer's measurements as
-//! they finish: `{layer, ...}` with only the fields just measured, the per-layer names above; the
-//! end-to-end norms arrive longest suffix first, layer 1's, the whole network's, before any other
-//! norm) are
+//! they finish: `{layer, ...}` with only the fields just measured, the per-layer names above, plus
+//! the report's `bound` and `upper_bound` where said here; right after the forward pass each
+//! layer's `variance` with its certified `bound_unscaled_log` and `bound_scaled_log`, layer 1's
+//! also with `bound` (A, B, the products); then the end-to-end norms, longest suffix first, layer
+//! 1's, the whole network's, before any other norm, each with `end_to_end`, `end_to_end_upper`,
+//! `upper_bound` (`{probes, probability, simultaneous}`) and the `looseness_*` columns) are
 //! called synchronously from inside the run, on the worker's thread. `shouldStop()` is polled
 //! between layer operations; once it returns a truthy value the run ends with the error
 //! `cancelled`. (The lab page cancels by terminating its worker instead: a worker busy in wasm

@@ -35,7 +35,7 @@ use crate::lanczos::{lanczos_top, LanczosOptions, NormEstimate};
 use crate::linalg::{dot, norm2};
 use crate::model::{Gaussian, LayerCache, LayerWeights, Model, Weights};
 use crate::parallel::map_indices;
-use crate::report::{derive_products_of_norms, interval_sub};
+use crate::report::{derive_products_of_norms, interval_sub, looseness};
 use crate::stages::{share_layers, with_hooks, Ctx, Event};
 use std::sync::Arc;
 
@@ -333,11 +333,38 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
         check_finite(&format!("x_{} in the forward pass", i + 1), x)?;
     }
     let variances: Vec<f64> = xs.iter().map(|x| variance(x)).collect();
+    // The fits and the certified bound need only the variances: they are streamed with them, so
+    // the bound is known before the first norm is.
+    let ls: Vec<f64> = (1..=big_l).map(|l| l as f64).collect();
+    let logv: Vec<f64> = variances[..big_l].iter().map(|v| libm::log(*v)).collect();
+    let log_l: Vec<f64> = ls.iter().map(|l| libm::log(*l)).collect();
+    let fit_power = log_linear_fit(&log_l, &logv);
+    let fit_exponential = log_linear_fit(&ls, &logv);
+    let bound = bound_report(cfg, &variances[..big_l], fit_power.as_ref());
+    // The certified log of the Eq. 9 / Eq. 15 product over layers l..L.
+    let suffix_of = |p: &Option<Vec<Interval>>, l: usize| -> Option<Interval> {
+        let p = p.as_ref()?;
+        Some(if l == 1 {
+            p[big_l - 1]
+        } else {
+            interval_sub(p[big_l - 1], p[l - 2])
+        })
+    };
+    let bounds_of = |l: usize| {
+        (
+            suffix_of(&bound.prefix_unscaled, l),
+            suffix_of(&bound.prefix_scaled, l),
+        )
+    };
     ctx.emit(Event::Progress(STAGE_FORWARD, 1, 1));
     for l in 1..=big_l {
+        let (unscaled, scaled) = bounds_of(l);
         ctx.emit(Event::Layer(Box::new(LayerUpdate {
             layer: l,
             variance: Some(variances[l - 1]),
+            bound_unscaled_log: unscaled,
+            bound_scaled_log: scaled,
+            bound: (l == 1).then(|| bound.report.clone()),
             ..LayerUpdate::default()
         })));
     }
@@ -348,17 +375,27 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
     // number after the variances.
     let (level, probability) = probe_level(PROBES, PROBE_PROBABILITY);
     let upper_of = |s: &Suffix| libm::sqrt(s.frobenius_squared / level);
+    let probe_bound = ProbeBound {
+        probes: PROBES,
+        probability,
+        simultaneous: false,
+    };
     let end_to_end = || -> Vec<Option<Suffix>> {
         if !(spec.select.end_to_end && share.has_end_to_end()) {
             return vec![None; big_l];
         }
         ctx.emit(Event::Progress(STAGE_END_TO_END, 0, big_l));
         let emit = |l: usize, s: Suffix| {
+            let (unscaled, scaled) = bounds_of(l);
+            let norm = Some(s.estimate.norm);
             ctx.emit(Event::Layer(Box::new(LayerUpdate {
                 layer: l,
-                end_to_end_norm: Some(s.estimate.norm),
+                end_to_end_norm: norm,
                 end_to_end: Some(s.estimate),
                 end_to_end_upper: Some(upper_of(&s)),
+                looseness_unscaled_log: looseness(unscaled, norm),
+                looseness_scaled_log: looseness(scaled, norm),
+                upper_bound: Some(probe_bound),
                 ..LayerUpdate::default()
             })));
             ctx.emit(Event::Progress(STAGE_END_TO_END, l, big_l));
@@ -412,11 +449,7 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
     #[cfg(not(feature = "parallel"))]
     let (e2e, per_layer) = (end_to_end(), layer_norms());
     cancelled()?;
-    let upper_bound = e2e.first().copied().flatten().map(|_| ProbeBound {
-        probes: PROBES,
-        probability,
-        simultaneous: false,
-    });
+    let upper_bound = e2e.first().copied().flatten().map(|_| probe_bound);
 
     let (loss, grads) = if spec.select.gradients && share.has_extras() {
         ctx.emit(Event::Progress(STAGE_GRADIENTS, 0, 1));
@@ -458,28 +491,13 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
         None
     };
 
-    let ls: Vec<f64> = (1..=big_l).map(|l| l as f64).collect();
-    let logv: Vec<f64> = variances[..big_l].iter().map(|v| libm::log(*v)).collect();
-    let log_l: Vec<f64> = ls.iter().map(|l| libm::log(*l)).collect();
-    let fit_power = log_linear_fit(&log_l, &logv);
-    let fit_exponential = log_linear_fit(&ls, &logv);
-
-    let bound = bound_report(cfg, &variances[..big_l], fit_power.as_ref());
-
     let mut layers = Vec::with_capacity(big_l);
     for l in 1..=big_l {
         let (j, jmi) = match per_layer[l - 1] {
             Some((a, b)) => (Some(a), Some(b)),
             None => (None, None),
         };
-        let suffix_of = |p: &Option<Vec<Interval>>| -> Option<Interval> {
-            let p = p.as_ref()?;
-            Some(if l == 1 {
-                p[big_l - 1]
-            } else {
-                interval_sub(p[big_l - 1], p[l - 2])
-            })
-        };
+        let (unscaled, scaled) = bounds_of(l);
         let mut layer = LayerReport {
             layer: l,
             variance: variances[l - 1],
@@ -494,8 +512,8 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
             end_to_end: e2e[l - 1].map(|s| s.estimate),
             end_to_end_upper: e2e[l - 1].as_ref().map(upper_of),
             grad_norms: grads.as_ref().map(|g| g[l - 1].clone()),
-            bound_unscaled_log: suffix_of(&bound.prefix_unscaled),
-            bound_scaled_log: suffix_of(&bound.prefix_scaled),
+            bound_unscaled_log: unscaled,
+            bound_scaled_log: scaled,
             looseness_unscaled_log: None,
             looseness_scaled_log: None,
         };

@@ -97,11 +97,16 @@ impl LayerReport {
             (Some(g), Some(m)) if m.norm > 0.0 => Some(g / m.norm),
             _ => None,
         };
-        let e = self.end_to_end;
-        let loose = |b: Option<Interval>| Some(b?.value - libm::log(e?.norm));
-        self.looseness_unscaled_log = loose(self.bound_unscaled_log);
-        self.looseness_scaled_log = loose(self.bound_scaled_log);
+        let e = self.end_to_end.map(|x| x.norm);
+        self.looseness_unscaled_log = looseness(self.bound_unscaled_log, e);
+        self.looseness_scaled_log = looseness(self.bound_scaled_log, e);
     }
+}
+
+/// log(bound) - log(measured end-to-end norm), the looseness columns; one function for the
+/// streamed update and the report, so both give the same bits.
+pub(crate) fn looseness(bound: Option<Interval>, end_to_end_norm: Option<f64>) -> Option<f64> {
+    Some(bound?.value - libm::log(end_to_end_norm?))
 }
 
 /// log_product_of_norms of every layer, sum_{k=l}^{L} log ||J_k||_2 (summed from l = L down), when
@@ -133,7 +138,7 @@ pub struct Fit {
 }
 
 /// The paper's bound beside the measurement.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BoundReport {
     /// Eq. 47.
     pub a: f64,
@@ -200,7 +205,14 @@ pub struct Digests {
 
 /// Some of layer `layer`'s measurements, sent as soon as they are finished: only the fields just
 /// measured are set (the JSON omits the others), so a consumer merges updates into its row. Field
-/// names and meanings are those of [`LayerReport`]; the final report repeats every value.
+/// names and meanings are those of [`LayerReport`], except `bound` and `upper_bound`, which are
+/// [`Report`]'s; the final report repeats every value. What comes when: right after the forward
+/// pass each layer's `variance` with its certified `bound_unscaled_log` / `bound_scaled_log`
+/// (they need only the variances), layer 1's also with the run's `bound` (A, B, the whole
+/// products and why one could not be evaluated); with each end-to-end norm its `end_to_end`,
+/// `end_to_end_upper`, `upper_bound` (the probability the upper bound holds with) and the
+/// `looseness_*` columns; so a page can state the measured norm against its bound, with both
+/// ends, as soon as layer 1's end-to-end norm arrives.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LayerUpdate {
     pub layer: usize,
@@ -224,4 +236,18 @@ pub struct LayerUpdate {
     pub end_to_end_upper: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grad_norms: Option<Vec<(String, f64)>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound_unscaled_log: Option<Interval>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound_scaled_log: Option<Interval>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub looseness_unscaled_log: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub looseness_scaled_log: Option<f64>,
+    /// [`Report::bound`], with layer 1's update after the forward pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<BoundReport>,
+    /// [`Report::upper_bound`], with each end-to-end update.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upper_bound: Option<ProbeBound>,
 }

@@ -45,7 +45,11 @@ fn merge(rows: &mut [LayerUpdate], u: &LayerUpdate) {
         jacobian_minus_identity,
         end_to_end,
         end_to_end_upper,
-        grad_norms
+        grad_norms,
+        bound_unscaled_log,
+        bound_scaled_log,
+        looseness_unscaled_log,
+        looseness_scaled_log
     );
 }
 
@@ -65,14 +69,34 @@ fn streamed_layers_equal_the_report_and_arrive_before_it() {
         // the layer-Jacobian stage starts: partial results are streamed, not replayed at the end.
         let norms_seen = RefCell::new(Vec::<(usize, &'static str)>::new());
         let first_e2e_at = Cell::new(None);
+        // The run's bound (A, B, the products) comes once, with layer 1's variance; the
+        // probability of the upper bound with every end-to-end norm.
+        let streamed_bound = RefCell::new(None);
+        let streamed_probes = RefCell::new(Vec::new());
         let progress = |p: &str, d: usize, t: usize| phases.borrow_mut().push((p.into(), d, t));
         let on_layer = |u: &LayerUpdate| {
+            if let Some(b) = &u.bound {
+                assert!(u.layer == 1 && u.variance.is_some(), "{u:?}");
+                assert!(streamed_bound.replace(Some(b.clone())).is_none());
+            }
             if u.end_to_end_norm.is_some() {
                 assert!(
                     u.end_to_end_upper.is_some(),
                     "layer {}: no upper bound",
                     u.layer
                 );
+                assert!(
+                    streamed_bound.borrow().is_some(),
+                    "layer {}: an end-to-end norm before the bound",
+                    u.layer
+                );
+                assert_eq!(
+                    u.looseness_unscaled_log.is_some(),
+                    streamed_bound.borrow().as_ref().unwrap().unscaled.is_some()
+                );
+                streamed_probes
+                    .borrow_mut()
+                    .push(u.upper_bound.expect("its probability"));
                 norms_seen.borrow_mut().push((u.layer, "end-to-end"));
                 if first_e2e_at.get().is_none() {
                     first_e2e_at.set(Some(phases.borrow().len()));
@@ -104,8 +128,24 @@ fn streamed_layers_equal_the_report_and_arrive_before_it() {
             assert_eq!(row.end_to_end, l.end_to_end);
             assert_eq!(row.end_to_end_upper, l.end_to_end_upper);
             assert_eq!(row.grad_norms, l.grad_norms);
+            assert_eq!(row.bound_unscaled_log, l.bound_unscaled_log);
+            assert_eq!(row.bound_scaled_log, l.bound_scaled_log);
+            assert_eq!(
+                row.looseness_unscaled_log.map(f64::to_bits),
+                l.looseness_unscaled_log.map(f64::to_bits)
+            );
+            assert_eq!(
+                row.looseness_scaled_log.map(f64::to_bits),
+                l.looseness_scaled_log.map(f64::to_bits)
+            );
             assert!(row.jacobian_norm.is_some() && row.end_to_end_norm.is_some());
         }
+        assert_eq!(streamed_bound.into_inner().as_ref(), Some(&report.bound));
+        let probes = streamed_probes.into_inner();
+        assert_eq!(probes.len(), big_l);
+        assert!(probes
+            .iter()
+            .all(|p| Some(p) == report.upper_bound.as_ref()));
         let phases = phases.into_inner();
         let seen = norms_seen.borrow();
         let first_e2e = seen.iter().find(|(_, what)| *what == "end-to-end");
