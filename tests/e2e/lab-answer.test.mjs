@@ -1,5 +1,5 @@
 // The lab page says its answer (Chromium and Firefox): a headline per placement as soon as its
-// whole network's norm is measured, then beside its own certified bound with their ratio, and one
+// whole network's norm is measured, beside its own certified bound with their ratio, and one
 // sentence comparing the placements, each number the CLI's; Run, Cancel and the progress stay in
 // view while the page scrolls (1280x800 and 360x740); an empty figure says what will appear and
 // offers no export; after Cancel nothing on screen describes another run and the hand-off offers
@@ -80,18 +80,24 @@ test('each placement’s headline: its measured whole-network norm first, then i
   await page.click('[data-testid="lab-run"]');
   assert.equal(await finished(page), 'done', await page.textContent('[data-testid="lab-error"]'));
   const seen = await page.evaluate(() => window.headlineTexts);
-  // The first text of each headline is written from layer 1's streamed norm, before the report.
-  for (const norm of ['pre', 'lns']) {
-    assert.match(seen[`lab-headline-${norm}`][0], /\(L = 3\): the whole network’s Jacobian ‖∂x4\/∂x1‖₂ is [\d.]+ \(measured: a Rayleigh quotient, so a lower bound\)\. Its certified Eq\. (9|15) bound comes with this placement’s report, when its run finishes\.$/, norm);
-  }
   for (const [norm, eq, column, loose] of [['pre', '9', 'bound_unscaled_log', 'looseness_unscaled_log'], ['lns', '15', 'bound_scaled_log', 'looseness_scaled_log']]) {
     const json = cli(smallArgs(norm));
     const l1 = json.layers[0];
     const text = await page.textContent(`[data-testid="lab-headline-${norm}"]`);
-    const m = text.match(new RegExp(`is ([\\d.]+) \\(measured: a Rayleigh quotient, so a lower bound\\)\\. Its certified Eq\\. ${eq} bound \\(the (un)?scaled product over the 3 layers with the measured σl²\\) is e([\\d.]+): the Eq\\. ${eq} bound is e([\\d.]+) times this network’s measured Jacobian norm\\.$`));
+    // The first text of each headline is written from layer 1's streamed norm, before the report,
+    // and is already the whole answer: the bound, its ratio and the upper bound with its
+    // probability were streamed before or with that norm.
+    assert.equal(seen[`lab-headline-${norm}`][0], text, `${norm}: the first headline is the final one`);
+    const m = text.match(new RegExp(`is ([\\d.]+) \\(measured; its residual gives the interval \\[([\\d.]+), ([\\d.]+)\\], a measurement, not certified\\) and at most ([\\d.]+) with probability at least 0\\.999 \\(for this l; an upper bound from ${json.upper_bound.probes} Gaussian probes, not certified\\)\\. Its certified Eq\\. ${eq} bound \\(the (un)?scaled product over the 3 layers with the measured σl²\\) is e([\\d.]+): the Eq\\. ${eq} bound is e([\\d.]+) times this network’s measured Jacobian norm\\.$`));
     assert.ok(m, text);
-    const [, measured, , bound, ratio] = m;
-    assert.equal(Number(measured), Number(l1.end_to_end_norm.toPrecision(6)), `${norm}: the measured norm, six digits`);
+    const [, measured, lo, hi, upper, , bound, ratio] = m;
+    const [ilo, ihi] = l1.end_to_end.interval;
+    // The measured digits are those both ends of the CLI's interval agree on; the interval is
+    // rounded outward, the upper bound up.
+    assert.equal(Number(ilo.toPrecision(significant(measured))), Number(measured), `${norm}: the measured norm`);
+    assert.equal(Number(ihi.toPrecision(significant(measured))), Number(measured), `${norm}: the measured norm`);
+    assert.ok(Number(lo) <= ilo && Number(hi) >= ihi && Number(lo) <= Number(hi), `${norm}: [${lo}, ${hi}] holds [${ilo}, ${ihi}]`);
+    assert.ok(Number(upper) >= l1.end_to_end_upper && Number(upper) <= l1.end_to_end_upper * 1.001, `${norm}: ${upper} rounds ${l1.end_to_end_upper} up`);
     // The bound's digits are those on which both ends of the CLI's certified enclosure agree.
     const d = significant(bound);
     assert.ok(d >= 6, `${norm}: ${bound}`);

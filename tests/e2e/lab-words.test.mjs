@@ -2,9 +2,9 @@
 // them (www/js/lab/answer.js), the hand-off links and their notes (lab/handoff.js), the numbers'
 // digits (lab/numbers.js) and the form's checks (lab/state.js), fed with real reports of the lab's own
 // wasm module (what the page's worker runs) and with the same reports carrying the report contract's
-// optional fields (a probabilistic upper bound and its probability, a measured interval), which
-// today's lab does not send yet. Also: no lab module computes a transcendental function (the words
-// use the logs the lab reports).
+// optional fields changed (a probabilistic upper bound and its probability, a measured interval),
+// and with the stream as the page's worker hears it (the headline is written from it). Also: no
+// lab module computes a transcendental function (the words use the logs the lab reports).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -28,7 +28,7 @@ test('a headline gives the measured whole-network norm, its own certified bound 
   const r = reports.pre;
   const l1 = r.layers[0];
   const text = headline('pre', runOf(r));
-  assert.ok(text.startsWith(`Pre-LN (L = 3): the whole network’s Jacobian ‖∂x_{4}/∂x_1‖₂ is ${measuredText(l1.end_to_end_norm)} (measured: a Rayleigh quotient, so a lower bound).`), text);
+  assert.ok(text.startsWith(`Pre-LN (L = 3): the whole network’s Jacobian ‖∂x_{4}/∂x_1‖₂ is ${measuredText(l1.end_to_end_norm, l1.end_to_end.interval)} (measured; its residual gives the interval [`), text);
   // The bound's digits are those both ends of its certified enclosure agree on.
   const digits = text.match(/Its certified Eq\. 9 bound \(the unscaled product over the 3 layers with the measured σ_l²\) is e\^\{([\d.]+)\}/)[1];
   assert.equal(agreedDigits(l1.bound_unscaled_log.lo, l1.bound_unscaled_log.hi, 7), digits);
@@ -53,12 +53,52 @@ test('a headline is written from layer 1’s streamed row alone, and says the bo
   assert.equal(headline('pre', { layers: [{ layer: 1, variance: 1e-3 }], report: null }), null, 'no headline before the norm');
 });
 
+/**
+ * A run as lab/main.js holds it while it streams: the updates merged into rows, the report's
+ * `bound` and `upper_bound` kept beside them, up to and with the first update for which `until`
+ * holds.
+ */
+function streamedUntil(norm, until) {
+  const run = { layers: [], report: null, bound: null, upperBound: null };
+  let done = false;
+  lab.runLab({ ...SMALL, norm }, undefined, undefined, undefined, (update) => {
+    if (done) return;
+    const { bound, upper_bound: upperBound, ...u } = update;
+    if (bound) run.bound = bound;
+    if (upperBound) run.upperBound = upperBound;
+    let row = run.layers.find((l) => l.layer === u.layer);
+    if (!row) run.layers.push((row = { layer: u.layer }));
+    Object.assign(row, u);
+    done = until(update);
+  });
+  run.layers.sort((a, b) => a.layer - b.layer);
+  return run;
+}
+
+test('the headline written when layer 1’s end-to-end norm streams in is the finished report’s: the bound, its ratio and the upper bound’s probability come first', () => {
+  const layerOne = (u) => u.layer === 1 && u.end_to_end_norm != null;
+  for (const norm of ['pre', 'lns', 'post']) {
+    const streamed = streamedUntil(norm, layerOne);
+    // Nothing but the variances, the bounds and that one norm has arrived.
+    assert.ok(streamed.layers.every((l) => l.jacobian_norm == null && (l.layer === 1 || l.end_to_end_norm == null)), norm);
+    assert.ok(streamed.bound && streamed.upperBound, norm);
+    const text = headline(norm, streamed);
+    assert.equal(text, headline(norm, runOf(reports[norm])), norm);
+    assert.match(text, /with probability at least 0\.999 \(for this l; an upper bound from \d+ Gaussian probes, not certified\)\./, norm);
+    assert.match(text, /Eq\. (9|15) (bound|product) \(the (un)?scaled product over the 3 layers/, norm);
+  }
+  const runs = { pre: streamedUntil('pre', layerOne), lns: streamedUntil('lns', layerOne) };
+  assert.equal(comparison(runs), comparison({ pre: runOf(reports.pre), lns: runOf(reports.lns) }));
+  assert.match(comparison(runs), /or more below their own bounds \(Eq\. 9 for Pre-LN, Eq\. 15 for LNS\)\.$/);
+});
+
 test('the report contract’s upper bound, probability and measured interval are used when present, and labelled', () => {
   const r = clone(reports.pre);
   const n = r.layers[0].end_to_end_norm;
   r.layers[0].end_to_end_upper = n * 1.37;
   r.layers[0].end_to_end.interval = [n * (1 - 1e-9), n * (1 + 1e-9)];
   // Without the report's probability the upper bound is not shown (it would be an unlabelled claim).
+  r.upper_bound = null;
   assert.doesNotMatch(headline('pre', runOf(r)), /at most/);
   r.upper_bound = { probes: 16, probability: 0.9990000000000001, simultaneous: true };
   const text = headline('pre', runOf(r));
@@ -75,7 +115,10 @@ test('the report contract’s upper bound, probability and measured interval are
 test('a norm whose iteration stopped short of its tolerance says so', () => {
   const r = clone(reports.pre);
   r.layers[0].end_to_end.converged = false;
-  assert.match(headline('pre', runOf(r)), /\(measured: a Rayleigh quotient, so a lower bound; the iteration stopped before reaching its tolerance\)\./);
+  assert.match(headline('pre', runOf(r)), /, a measurement, not certified; the iteration stopped before reaching its tolerance\) and at most/);
+  // Without an interval: the norm is still a lower bound.
+  r.layers[0].end_to_end.interval = null;
+  assert.match(headline('pre', runOf(r)), /\(measured: a Rayleigh quotient, so a lower bound; the iteration stopped before reaching its tolerance\) and at most/);
 });
 
 test('a measured norm above its own bound is said to break the bound, not called a ratio', () => {
@@ -94,8 +137,9 @@ test('the comparison: the ratio of the measured norms and how far below their ow
   const least = Math.min(pre.looseness_unscaled_log, lns.looseness_scaled_log);
   assert.ok(text.endsWith(`; both measured norms are e^{${exponentAtLeast(least)}} or more below their own bounds (Eq. 9 for Pre-LN, Eq. 15 for LNS).`), text);
   assert.ok(Number(exponentAtLeast(least)) <= least, 'rounded down');
-  // Before the reports: the ratio only, and what follows.
-  const streaming = { pre: { layers: reports.pre.layers, report: null }, lns: { layers: reports.lns.layers, report: null } };
+  // Before the bounds are known (a stream without them): the ratio only, and what follows.
+  const unbounded = (r) => r.layers.map(({ looseness_unscaled_log, looseness_scaled_log, ...row }) => row);
+  const streaming = { pre: { layers: unbounded(reports.pre), report: null }, lns: { layers: unbounded(reports.lns), report: null } };
   assert.match(comparison(streaming), /; how far below Pre-LN’s Eq\. 9 and LNS’s Eq\. 15 bounds they are follows with their reports\.$/);
   // One placement: no comparison. Three: the smallest and the largest, and who has no bound.
   assert.equal(comparison({ pre: runs.pre }), null);

@@ -252,15 +252,16 @@ test('Cancel stops a large run at once, the page stays responsive, and the next 
     `the page itself fetched the lab's wasm (it belongs to the workers): ${mainThreadWasm.join(', ')}`,
   );
   assert.equal(await page.evaluate(() => document.body.dataset.labState), 'running');
-  // Layers arrive as they finish: every variance after the forward pass, then ||J_l|| one by one.
+  // Layers arrive as they finish: every variance after the forward pass, then the end-to-end
+  // norms, the whole network's (layer 1's) first, then ||J_l|| one by one.
   await page.waitForFunction(() => {
     const t = document.querySelector('[data-testid="lab-table-pre"]');
-    return t && t.tBodies[0].rows.length === 32 && Number.isFinite(Number(t.tBodies[0].rows[0].cells[2].textContent));
+    return t && t.tBodies[0].rows.length === 32 && Number.isFinite(Number(t.tBodies[0].rows[0].cells[4].textContent));
   }, null, { timeout: 300_000 });
   const streamed = await readTable(page, 'pre');
   assert.equal(await page.getAttribute('[data-testid="lab-table-pre"]', 'data-complete'), 'false');
   assert.ok(streamed.rows.every((r) => Number(r[1]) > 0), 'every layer has its variance after the forward pass');
-  assert.equal(streamed.rows[31][4], '—', 'the end-to-end norms come later');
+  assert.equal(streamed.rows[31][2], '—', 'the layer norms come later');
   // The status gives the time the run has taken so far and how much is done; the stage line names
   // the stage and layer of each placement.
   assert.match(await page.textContent('[data-testid="lab-status"]'), /^Running, \d+ s so far, \d+ % done\.$/);
@@ -366,9 +367,21 @@ test('every figure exports a real SVG and a CSV by layer; the end-to-end figure 
     json.layers.forEach((l, i) => assert.equal(Number(cells.values[i]), Number(l[column].toPrecision(10)), `${norm}, l = ${l.layer}`));
   }
   assert.match(await page.textContent('[data-testid="lab-words-endToEnd"]'), /This run: Pre-LN against Eq\. 9: e[\d.]+ at l = 1, e[\d.]+ at l = 3; LNS against Eq\. 15: e[\d.]+ at l = 1/);
-  // The measured norms' figure: measured norms only (no upper bound is reported by this lab yet).
+  // The measured norms' figure: each placement's measured norm and its probabilistic upper bound,
+  // labelled with its probability, at the CLI's end_to_end_upper to the data table's ten digits.
   const norms = await page.evaluate(() => [...document.querySelectorAll('[data-testid="lab-plot-endToEndNorm"] .legend li')].map((li) => li.textContent));
-  assert.deepEqual(norms, ['Pre-LN: measured (a lower bound)', 'LNS: measured (a lower bound)']);
+  assert.deepEqual(norms, ['Pre-LN: measured (a lower bound)', 'Pre-LN: upper bound, probability ≥ 0.999', 'LNS: measured (a lower bound)', 'LNS: upper bound, probability ≥ 0.999']);
+  for (const [norm, label] of [['pre', 'Pre-LN: upper bound, probability ≥ 0.999'], ['lns', 'LNS: upper bound, probability ≥ 0.999']]) {
+    const json = cli(smallArgs(norm));
+    assert.ok(json.upper_bound.probability >= 0.999, `${norm}: ${JSON.stringify(json.upper_bound)}`);
+    const values = await page.evaluate((name) => {
+      const table = document.querySelector('[data-testid="lab-data-endToEndNorm"] table');
+      const col = Array.from(table.tHead.rows[0].cells, (c) => c.textContent).indexOf(name);
+      return col > 0 ? Array.from(table.tBodies[0].rows, (r) => r.cells[col]?.textContent) : null;
+    }, label);
+    assert.ok(values, `the data table has the column ${label}`);
+    json.layers.forEach((l, i) => assert.equal(Number(values[i]), Number(l.end_to_end_upper.toPrecision(10)), `${norm}, l = ${l.layer}`));
+  }
 });
 
 test('a checkpoint without its config.json takes heads from the field and gives the numbers of depthprod lab --weights --heads', { timeout: 600_000 }, async (t) => {

@@ -15,7 +15,7 @@
 //! | `mergeLabShares(reports)` | the reports of one spec's shares (`shareIndex` 0 .. `shareCount` - 1), any order | the whole run's report, bit for bit |
 //! | `defaults()` | | the seeded defaults, `{d, heads, dff, tokens, layers, vocab, std, seed, tol, maxIter}` |
 //! | `version()` | | the crate version |
-//! | `gemmRepeat(m, k, n, reps)`, `gemmFlops()` | | for `scripts/bench-lab.mjs`: `reps` products in the lab's layer layout (a checksum back), and the floating-point operations of the lab's products so far |
+//! | `gemmRepeat(m, k, n, reps)`, `gemmFlops()`, `layerPasses()` | | for `scripts/bench-lab.mjs`: `reps` products in the lab's layer layout (a checksum back), the floating-point operations of the lab's products so far, and the layer passes (one layer JVP or VJP of one vector) so far |
 //!
 //! **Spec** (every field optional; the defaults are the CLI's, so the same spec and seed give
 //! the numbers of `depthprod lab --json` with the same flags): `norm` (`'pre'`, `'lns'`,
@@ -35,16 +35,26 @@
 //! **Report**: `depthlab::Report` through serde (absent values `null`): `config`, `seed`,
 //! `token_ids`, `loss`, `final_variance`, `layers: [{layer, variance, jacobian_norm,
 //! jacobian_minus_identity_norm, end_to_end_norm, grad_norm, log_product_of_norms,
-//! grad_to_jacobian_minus_identity, jacobian, jacobian_minus_identity, end_to_end, grad_norms,
-//! bound_unscaled_log, bound_scaled_log, looseness_unscaled_log, looseness_scaled_log}]`,
+//! grad_to_jacobian_minus_identity, jacobian, jacobian_minus_identity, end_to_end,
+//! end_to_end_upper, grad_norms, bound_unscaled_log, bound_scaled_log, looseness_unscaled_log,
+//! looseness_scaled_log}]` (the three norm estimates `{norm, residual, relative_residual,
+//! iterations, converged, interval: [lo, hi]}`, `end_to_end_upper` the probabilistic upper bound
+//! on the end-to-end norm),
 //! `fit_power` / `fit_exponential` (`{c, rate, c_ci, rate_ci, r2}`), `bound: {a, b, b_factored,
 //! sigma, unscaled, scaled, unscaled_power_fit, scaled_power_fit, errors}`, `angular_distance`,
-//! `lanczos_tol`, `digest` (`{weights, input}`), `share` (`{index, count}`). The per-layer names are the CLI contract's. Numbers are the doubles themselves
+//! `lanczos_tol`, `digest` (`{weights, input}`), `share` (`{index, count}`), `upper_bound`
+//! (`{probes, probability, simultaneous}`: what each `end_to_end_upper` rests on; `null` without
+//! the end-to-end norms). The per-layer names are the CLI contract's. Numbers are the doubles themselves
 //! (no decimal round trip).
 //!
-//! **Streaming**: `onProgress(stage, done, total)` (stages `forward`, `layer Jacobians`,
-//! `end-to-end Jacobians`, `gradients`) and `onLayer(update)` (one layer's measurements as they
-//! finish: `{layer, ...}` with only the fields just measured, the per-layer names above) are
+//! **Streaming**: `onProgress(stage, done, total)` (stages in order `forward`, `end-to-end
+//! Jacobians`, `layer Jacobians`, `gradients`) and `onLayer(update)` (one layer's measurements as
+//! they finish: `{layer, ...}` with only the fields just measured, the per-layer names above, plus
+//! the report's `bound` and `upper_bound` where said here; right after the forward pass each
+//! layer's `variance` with its certified `bound_unscaled_log` and `bound_scaled_log`, layer 1's
+//! also with `bound` (A, B, the products); then the end-to-end norms, longest suffix first, layer
+//! 1's, the whole network's, before any other norm, each with `end_to_end`, `end_to_end_upper`,
+//! `upper_bound` (`{probes, probability, simultaneous}`) and the `looseness_*` columns) are
 //! called synchronously from inside the run, on the worker's thread. `shouldStop()` is polled
 //! between layer operations; once it returns a truthy value the run ends with the error
 //! `cancelled`. (The lab page cancels by terminating its worker instead: a worker busy in wasm
@@ -129,6 +139,13 @@ fn cli_lanczos() -> LanczosOptions {
 #[wasm_bindgen(js_name = gemmRepeat)]
 pub fn gemm_repeat(m: usize, k: usize, n: usize, reps: usize) -> f64 {
     depthlab::bench::gemm_repeat(m, k, n, reps)
+}
+
+/// `layerPasses()`: layer passes (one layer's JVP or VJP of one vector) since the module started,
+/// for `scripts/bench-lab.mjs`'s count of a run's work.
+#[wasm_bindgen(js_name = layerPasses)]
+pub fn layer_passes() -> f64 {
+    depthlab::bench::layer_passes() as f64
 }
 
 /// `gemmFlops()`: floating-point operations of the lab's products since the module started.

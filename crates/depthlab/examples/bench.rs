@@ -6,11 +6,15 @@
 //!   cargo run --release -p depthlab --features parallel --example bench [-- --gpt2]
 //!
 //! `-- --end-to-end-once` (`-- --layer-norms-once`) times only the end-to-end (per-layer) norms of
-//! the default case, once (a quick check while tuning); `-- --layer-ops` the GEMM rates by layout
+//! the default case, once, with its layer passes (a quick check while tuning); `-- --passes` the
+//! layer passes of every placement in the default case, by measurement; `-- --gemm` the lab's product with the
+//! right operand as stored (packed on every call) against packed once (as the layers use it);
+//! `-- --profile [--gpt2]` one run's time, layer passes and products by stage;
+//! `-- --layer-ops` the GEMM rates by layout
 //! and the per-tangent cost of one layer's batched JVP and VJP (`LAYER_OPS_K1=1`: single passes
 //! only, for a profiler). `RAYON_NUM_THREADS=1` gives the single-threaded figures.
 
-use depthlab::{Config, InputSpec, LabSpec, LanczosOptions, Selection};
+use depthlab::{Config, InputSpec, LabSpec, LanczosOptions, Placement, Selection};
 use std::time::Instant;
 
 /// GFLOP/s of the lab's own product (`depthlab::bench::gemm_repeat`: c = x W^T, the layer
@@ -141,6 +145,120 @@ fn layer_ops() {
     }
 }
 
+/// Layer passes (one layer JVP or VJP of one vector) per placement in the default case, split by
+/// measurement: the machine-independent measure of a run's work.
+fn passes() {
+    for placement in Placement::ALL {
+        let mut row = Vec::new();
+        for (name, select) in [
+            ("end-to-end", only(false, true)),
+            ("layer norms", only(true, false)),
+            ("every measurement", Selection::default()),
+        ] {
+            let before = depthlab::bench::layer_passes();
+            let t = Instant::now();
+            let spec = LabSpec {
+                cfg: Config {
+                    placement,
+                    ..Config::default_case()
+                },
+                seed: 1,
+                weights: None,
+                input: InputSpec::Tokens(None),
+                lanczos: LanczosOptions::default(),
+                select,
+                memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
+            };
+            depthlab::run(&spec, &|_, _, _| {}).expect("run");
+            let secs = t.elapsed().as_secs_f64();
+            let n = depthlab::bench::layer_passes() - before;
+            row.push(format!("{name} {n} ({secs:.2} s)"));
+        }
+        println!("{}: layer passes {}", placement.name(), row.join(", "));
+    }
+}
+
+/// The GPT-2-small-like dimensions: d = 768, 12 heads, d_ff = 3072, T = 64, L = 12.
+fn gpt2_case() -> Config {
+    Config {
+        d: 768,
+        heads: 12,
+        kv_heads: 12,
+        d_ff: 3072,
+        tokens: 64,
+        layers: 12,
+        ..Config::default_case()
+    }
+}
+
+/// Where one run's time goes: each stage's span (its first progress event to its last), the
+/// layer passes and the products' floating-point operations the run did in that span, and the
+/// time per layer pass. With threads the end-to-end and the per-layer norms run side by side, so
+/// their spans overlap and share the counts; `RAYON_NUM_THREADS=1` runs them one after the other.
+fn profile(cfg: Config) {
+    use std::cell::RefCell;
+    let spec = LabSpec {
+        cfg,
+        seed: 1,
+        weights: None,
+        input: InputSpec::Tokens(None),
+        lanczos: LanczosOptions::default(),
+        select: Selection::default(),
+        memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
+    };
+    let start = Instant::now();
+    let counters = || {
+        (
+            start.elapsed().as_secs_f64(),
+            depthlab::bench::layer_passes(),
+            depthlab::bench::gemm_flops(),
+        )
+    };
+    // stage -> (first event, last event), each (seconds, passes, flops).
+    type Mark = (f64, u64, u64);
+    let spans: RefCell<Vec<(String, Mark, Mark)>> = RefCell::new(Vec::new());
+    let progress = |stage: &str, _: usize, _: usize| {
+        let now = counters();
+        let mut spans = spans.borrow_mut();
+        match spans.iter_mut().find(|s| s.0 == stage) {
+            Some(s) => s.2 = now,
+            None => spans.push((stage.to_string(), now, now)),
+        }
+    };
+    let hooks = depthlab::measure::Hooks {
+        progress: &progress,
+        on_layer: &|_| {},
+        should_stop: &|| false,
+    };
+    let (_, passes0, flops0) = counters();
+    depthlab::measure::run_streaming(&spec, &hooks).expect("run");
+    let (total, passes1, flops1) = counters();
+    println!(
+        "d={} T={} L={}, every measurement, {} thread(s): {total:.2} s, {} layer passes, {:.1} GFLOP of products",
+        spec.cfg.d,
+        spec.cfg.tokens,
+        spec.cfg.layers,
+        depthlab::measure::worker_threads(),
+        passes1 - passes0,
+        (flops1 - flops0) as f64 / 1e9
+    );
+    for (stage, first, last) in spans.borrow().iter() {
+        let (secs, passes) = (last.0 - first.0, last.1 - first.1);
+        let per = if passes > 0 {
+            format!(", {:.2} ms per pass", 1e3 * secs / passes as f64)
+        } else {
+            String::new()
+        };
+        println!(
+            "  {stage}: {:.2} s to {:.2} s ({:.0} %), {passes} layer passes, {:.1} GFLOP{per}",
+            first.0,
+            last.0,
+            100.0 * secs / total,
+            (last.2 - first.2) as f64 / 1e9
+        );
+    }
+}
+
 fn only(layer_norms: bool, end_to_end: bool) -> Selection {
     Selection {
         layer_norms,
@@ -153,18 +271,53 @@ fn only(layer_norms: bool, end_to_end: bool) -> Selection {
 
 fn main() {
     let gpt2 = std::env::args().any(|a| a == "--gpt2");
+    if std::env::args().any(|a| a == "--profile") {
+        profile(if std::env::args().any(|a| a == "--gpt2") {
+            gpt2_case()
+        } else {
+            Config::default_case()
+        });
+        return;
+    }
+    if std::env::args().any(|a| a == "--passes") {
+        passes();
+        return;
+    }
+    if std::env::args().any(|a| a == "--gemm") {
+        for (m, k, n) in [(32, 128, 344), (128, 128, 344), (32, 344, 128)] {
+            let flops = 2.0 * (m * k * n) as f64;
+            let reps = (3e8 / flops) as usize;
+            for packed in [false, true] {
+                let t = Instant::now();
+                std::hint::black_box(if packed {
+                    depthlab::bench::gemm_repeat_packed(m, k, n, reps)
+                } else {
+                    depthlab::bench::gemm_repeat(m, k, n, reps)
+                });
+                let rate = flops * reps as f64 / t.elapsed().as_secs_f64() / 1e9;
+                println!("{m}x{k}x{n} packed={packed}: {rate:.2} GFLOP/s");
+            }
+        }
+        return;
+    }
     if std::env::args().any(|a| a == "--layer-ops") {
         layer_ops();
         return;
     }
     if std::env::args().any(|a| a == "--layer-norms-once") {
+        let before = depthlab::bench::layer_passes();
         let (t, it) = time_selected(Config::default_case(), 1, only(true, false));
-        println!("default case, layer norms only: {t:.3} s, one run ({it} Lanczos steps)");
+        let passes = depthlab::bench::layer_passes() - before;
+        println!(
+            "default case, layer norms only: {t:.3} s, one run ({it} steps, {passes} layer passes)"
+        );
         return;
     }
     if std::env::args().any(|a| a == "--end-to-end-once") {
+        let before = depthlab::bench::layer_passes();
         let (t, it) = time_selected(Config::default_case(), 1, only(false, true));
-        println!("default case, end-to-end norms only: {t:.3} s, one run ({it} steps)");
+        let passes = depthlab::bench::layer_passes() - before;
+        println!("default case, end-to-end norms only: {t:.3} s, one run ({it} steps, {passes} layer passes)");
         return;
     }
     let (mut layer_rate, mut layer_peak) = (0.0, 0.0);
@@ -198,16 +351,7 @@ fn main() {
     let (t, it) = time_run(Config::default_case(), 3);
     println!("default case d=128 h=4 d_ff=344 T=32 L=32, every measurement: {t:.3} s best of 3 ({it} Lanczos steps)");
     if gpt2 {
-        let cfg = Config {
-            d: 768,
-            heads: 12,
-            kv_heads: 12,
-            d_ff: 3072,
-            tokens: 64,
-            layers: 12,
-            ..Config::default_case()
-        };
-        let (t, it) = time_run(cfg, 1);
+        let (t, it) = time_run(gpt2_case(), 1);
         println!("GPT-2-small-like d=768 h=12 d_ff=3072 T=64 L=12, every measurement: {t:.1} s ({it} Lanczos steps)");
     }
 }

@@ -4,29 +4,18 @@
 //! What is reported, and what it means:
 //! - `norm` = ||M y||_2 for the final unit Ritz vector y. This is a Rayleigh-quotient *lower
 //!   bound*: ||M y|| <= ||M||_2 for every unit y, exactly (up to the rounding of one JVP).
-//! - `residual` = ||M^T M y - theta y||_2 with theta = ||M y||^2, computed explicitly from one more
-//!   JVP/VJP pair (not the Lanczos estimate). Some eigenvalue of M^T M lies within `residual` of
-//!   theta (Bauer-Fike for symmetric matrices); Lanczos from a random start converges to the
-//!   largest first, so it is, barring a start vector orthogonal to the top singular vector.
-//! - Iteration stops when the Lanczos residual estimate beta_k |s_k| <= tol * theta (tol = 1e-6
-//!   by default: theta, hence ||M||^2, is then within a relative 1e-6 of an eigenvalue, the norm
-//!   within 5e-7), or after `max_iter` steps (`converged` = false).
+//! - `residual` = ||M^T M y - theta y||_2 with theta = ||M y||^2, computed explicitly (from the
+//!   stored products M q and M^T M q of the basis vectors, not the Lanczos recurrence's
+//!   estimate). Some eigenvalue of M^T M lies within `residual` of theta (Bauer-Fike for symmetric
+//!   matrices); Lanczos from a random start converges to the largest first.
+//! - `interval`: the top Ritz pair's residual, and the second pair's in Kato-Temple's gap, give
+//!   [norm, upper] ([`crate::ritz`]); the iteration stops when it is narrower than `tol`
+//!   relative, or after `max_iter` steps (`converged` = false).
 
 use crate::linalg::{axpy, dot, norm2};
 use crate::model::Gaussian;
-
-/// One iterated spectral norm.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct NormEstimate {
-    /// ||M y||_2 for the final unit Ritz vector y: a lower bound on ||M||_2.
-    pub norm: f64,
-    /// ||M^T M y - norm^2 y||_2, computed explicitly.
-    pub residual: f64,
-    /// residual / norm^2: the relative accuracy of norm^2 as an eigenvalue of M^T M.
-    pub relative_residual: f64,
-    pub iterations: usize,
-    pub converged: bool,
-}
+use crate::ritz::judge;
+pub use crate::ritz::NormEstimate;
 
 /// Options of the iteration.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,9 +35,9 @@ impl Default for LanczosOptions {
     }
 }
 
-/// Largest eigenvalue of the symmetric tridiagonal (alpha, beta) by Sturm-sequence bisection, and
-/// its eigenvector by inverse iteration.
-pub(crate) fn top_eigenpair(alpha: &[f64], beta: &[f64]) -> (f64, Vec<f64>) {
+/// The `index`-th largest eigenvalue (0: the largest) of the symmetric tridiagonal (alpha, beta)
+/// by Sturm-sequence bisection, and its eigenvector by inverse iteration.
+pub(crate) fn tridiagonal_eigenpair(alpha: &[f64], beta: &[f64], index: usize) -> (f64, Vec<f64>) {
     let k = alpha.len();
     // Gershgorin interval.
     let mut lo = f64::INFINITY;
@@ -84,7 +73,7 @@ pub(crate) fn top_eigenpair(alpha: &[f64], beta: &[f64]) -> (f64, Vec<f64>) {
         if mid <= lo || mid >= hi {
             break;
         }
-        if count_below(mid) < k {
+        if count_below(mid) < k - index {
             lo = mid;
         } else {
             hi = mid;
@@ -176,6 +165,11 @@ pub fn spectral_norm(
 /// Lanczos on M^T M as in [`spectral_norm`], from `start` when given (a warm start: any nonzero
 /// vector; a random one from `opts.seed` otherwise). `apply` returns `None` to stop the iteration
 /// (cancellation), and then so does this function.
+///
+/// Every step keeps M q and M^T M q beside the basis vector q, so the Ritz vectors' images and
+/// explicit residuals are combinations of stored vectors: no pass beyond one `apply` per step.
+/// The iteration stops when the interval of [`crate::ritz`] (the top Ritz pair's explicit
+/// residual, the second pair's in the gap) is narrower than `opts.tol` relative.
 pub fn lanczos_top(
     n: usize,
     opts: LanczosOptions,
@@ -189,19 +183,23 @@ pub fn lanczos_top(
     let qn = norm2(&q);
     q.iter_mut().for_each(|v| *v /= qn);
     let mut basis: Vec<Vec<f64>> = Vec::new();
+    let mut images: Vec<Vec<f64>> = Vec::new();
+    let mut products: Vec<Vec<f64>> = Vec::new();
     let mut alpha = Vec::new();
     let mut beta: Vec<f64> = Vec::new();
     let max_iter = opts.max_iter.min(n).max(1);
-    let mut converged = false;
-    let mut s = vec![1.0];
-    for k in 0..max_iter {
-        let (_, mut w) = apply(&q)?;
+    loop {
+        let k = alpha.len();
+        let (mq, mtmq) = apply(&q)?;
+        let mut w = mtmq.clone();
         let a = dot(&q, &w);
         axpy(&mut w, -a, &q);
         if let Some(prev) = basis.last() {
             axpy(&mut w, -beta[k - 1], prev);
         }
         basis.push(q.clone());
+        images.push(mq);
+        products.push(mtmq);
         // Full reorthogonalisation, twice ("twice is enough").
         for _ in 0..2 {
             for b in &basis {
@@ -211,44 +209,51 @@ pub fn lanczos_top(
         }
         alpha.push(a);
         let bnext = norm2(&w);
-        let (theta, sv) = top_eigenpair(&alpha, &beta);
-        s = sv;
-        let estimate = bnext * s[k].abs();
-        if estimate <= opts.tol * theta.abs() || bnext <= 1e-14 * theta.abs().max(1e-300) {
-            converged = true;
-            break;
-        }
-        if k + 1 == max_iter {
-            break;
+        // The top two Ritz pairs, each with its image and explicit residual.
+        let ritz = |index: usize| {
+            let (_, s) = tridiagonal_eigenpair(&alpha, &beta, index);
+            let cols = |v: &[Vec<f64>]| -> Vec<f64> {
+                let mut out = vec![0.0; n];
+                for (col, &c) in v.iter().zip(&s) {
+                    axpy(&mut out, c, col);
+                }
+                out
+            };
+            let (mut y, mut my, mut mtmy) = (cols(&basis), cols(&images), cols(&products));
+            let yn = norm2(&y);
+            for v in [&mut y, &mut my, &mut mtmy] {
+                v.iter_mut().for_each(|e| *e /= yn);
+            }
+            let norm = norm2(&my);
+            let theta = norm * norm;
+            let residual = norm2(
+                &mtmy
+                    .iter()
+                    .zip(&y)
+                    .map(|(a, b)| a - theta * b)
+                    .collect::<Vec<f64>>(),
+            );
+            (norm, residual, y, my)
+        };
+        let (norm, residual, y, my) = ritz(0);
+        let second = (k >= 1).then(|| ritz(1));
+        let values: Vec<f64> = std::iter::once(norm * norm)
+            .chain(second.as_ref().map(|s| s.0 * s.0))
+            .collect();
+        let checked = second.as_ref().map(|s| (s.0, s.1));
+        let mut estimate = judge((norm, residual), checked, &values, k + 1, k + 1, opts.tol);
+        // An invariant subspace (the next Lanczos vector vanishes): the Ritz values are
+        // eigenvalues, to rounding.
+        let breakdown = bnext <= 1e-14 * (norm * norm).max(1e-300);
+        estimate.converged |= breakdown;
+        if estimate.converged || k + 1 == max_iter {
+            return Some(TopSingular {
+                estimate,
+                ritz_vector: y,
+                image: my,
+            });
         }
         beta.push(bnext);
         q = w.iter().map(|v| v / bnext).collect();
     }
-    // Ritz vector y = V s, then the explicit Rayleigh quotient and residual.
-    let mut y = vec![0.0; n];
-    for (b, &c) in basis.iter().zip(&s) {
-        axpy(&mut y, c, b);
-    }
-    let yn = norm2(&y);
-    y.iter_mut().for_each(|v| *v /= yn);
-    let (my, mtmy) = apply(&y)?;
-    let norm = norm2(&my);
-    let theta = norm * norm;
-    let residual = mtmy
-        .iter()
-        .zip(&y)
-        .map(|(a, b)| (a - theta * b) * (a - theta * b))
-        .sum::<f64>()
-        .sqrt();
-    Some(TopSingular {
-        estimate: NormEstimate {
-            norm,
-            residual,
-            relative_residual: if theta > 0.0 { residual / theta } else { 0.0 },
-            iterations: alpha.len(),
-            converged,
-        },
-        ritz_vector: y,
-        image: my,
-    })
 }

@@ -14,8 +14,15 @@
 //!
 //! Pure Rust, native and wasm32; `parallel` (rayon) is for native builds only.
 
+// The modules import one way, never in a circle (tests/module_graph.rs checks): `parallel`,
+// `linalg` and `error` import no other module; then the network (`ops`, `model`, `load`), the
+// iterations (`ritz`, `lanczos`, `end_to_end`), what a run is asked (`spec`) and what it needs
+// (`memory`, from the configuration alone), what it reports (`report`, `fits`, `bound`), how
+// it is heard (`stages`) and joined (`shares`), and `measure`, which runs it.
+mod bound;
 mod end_to_end;
 mod error;
+mod fits;
 pub mod lanczos;
 mod linalg;
 pub mod load;
@@ -23,6 +30,12 @@ pub mod measure;
 pub mod memory;
 pub mod model;
 pub mod ops;
+mod parallel;
+mod report;
+mod ritz;
+mod shares;
+mod spec;
+mod stages;
 
 pub use error::LabError;
 pub use lanczos::{spectral_norm, LanczosOptions, NormEstimate};
@@ -37,7 +50,8 @@ pub use ops::{rope_inv_freq, MlpKind, NormKind, RopeScaling};
 /// For the benchmarks (reported, never timed in tests): this build's GEMM rate and the floating-point
 /// operations the lab's products have done, so a run's fraction of the GEMM peak can be reported.
 pub mod bench {
-    pub use crate::linalg::{gemm_flops, gemm_repeat};
+    pub use crate::linalg::{gemm_flops, gemm_repeat, gemm_repeat_packed};
+    pub use crate::model::layer_passes;
 }
 
 pub mod testing {

@@ -48,11 +48,50 @@ pub(crate) fn gemm(
     tb: bool,
     add: bool,
 ) {
+    debug_assert_eq!(b.len(), k * n);
+    let form = Form {
+        shape: (m, k, n),
+        ta,
+        tb,
+        packed: false,
+        add,
+    };
+    dispatch(c, a, b, form);
+}
+
+/// [`gemm`] with op(b) packed beforehand ([`PackedB`], k x n): the same entries, the same sums in
+/// the same order, so the same bits; only the packing of b is not repeated on every call.
+pub(crate) fn gemm_packed(c: &mut [f64], a: &[f64], b: &PackedB, m: usize, ta: bool, add: bool) {
+    let form = Form {
+        shape: (m, b.k, b.n),
+        ta,
+        tb: false,
+        packed: true,
+        add,
+    };
+    dispatch(c, a, &b.data, form);
+}
+
+/// How a product reads its operands: (m, k, n), op(a) = a^T (`ta`), op(b) = b^T (`tb`, for b as
+/// stored), b already packed ([`PackedB`]'s data, `packed`), c added to (`add`).
+#[derive(Clone, Copy)]
+struct Form {
+    shape: (usize, usize, usize),
+    ta: bool,
+    tb: bool,
+    packed: bool,
+    add: bool,
+}
+
+/// The kernel for this target (see [`gemm`]). The kernels take the three matrices as separate
+/// slice arguments, not in a tuple or behind a struct: then the compiler knows that c does not
+/// overlap a or b and keeps the register tile in vector registers (reading b through a struct's
+/// field left the tile update scalar, ten times slower).
+fn dispatch(c: &mut [f64], a: &[f64], b: &[f64], form: Form) {
+    let (m, k, n) = form.shape;
     debug_assert_eq!(c.len(), m * n);
     debug_assert_eq!(a.len(), m * k);
-    debug_assert_eq!(b.len(), k * n);
     GEMM_FLOPS.fetch_add(2 * (m * k * n) as u64, Ordering::Relaxed);
-    let args = (c, a, b, (m, k, n), (ta, tb, add));
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the only requirement of a `target_feature` function is that the CPU has the
@@ -60,27 +99,38 @@ pub(crate) fn gemm(
         // native build is held to SSE2's 2 lanes, 2-3x slower per product here.
         #[allow(unsafe_code)]
         unsafe {
-            blocked_avx2(args)
+            blocked_avx2(c, a, b, form)
         };
         return;
     }
     #[cfg(target_arch = "wasm32")]
-    blocked_simd128(args);
+    blocked_simd128(c, a, b, form);
     #[cfg(not(target_arch = "wasm32"))]
-    blocked::<TILE_ROWS, TILE_COLS>(args);
+    if form.packed {
+        blocked_packed::<TILE_ROWS>(c, a, b, form)
+    } else {
+        blocked::<TILE_ROWS, PANEL>(c, a, b, form)
+    }
 }
 
-/// Rows and columns of the register tile where no wider clone applies: SSE2's 16 registers of
-/// 2 lanes natively, SIMD128 in wasm32 (measured: 2 x 8 fastest natively, see the lab bench).
+/// Columns of every register tile, hence the width of a packed panel of op(b): [`PackedB`] is
+/// packed once for all of this file's kernels.
+const PANEL: usize = 8;
+
+/// Rows of the register tile where no wider clone applies: SSE2's 16 registers of 2 lanes
+/// natively, SIMD128 in wasm32 (measured: 2 x 8 fastest natively, see the lab bench).
 const TILE_ROWS: usize = 2;
-const TILE_COLS: usize = 8;
 
 /// The AVX2 clone (4 lanes, 16 registers): a 4 x 8 tile, measured fastest here. Same
 /// operations in the same order as [`blocked`] (no FMA is enabled), hence the same bits.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn blocked_avx2(args: GemmArgs) {
-    blocked::<4, 8>(args)
+fn blocked_avx2(c: &mut [f64], a: &[f64], b: &[f64], form: Form) {
+    if form.packed {
+        blocked_packed::<4>(c, a, b, form)
+    } else {
+        blocked::<4, PANEL>(c, a, b, form)
+    }
 }
 
 /// The SIMD128 clone for wasm32 (2 lanes, no fused multiply-add in the module's instruction set):
@@ -88,23 +138,78 @@ fn blocked_avx2(args: GemmArgs) {
 /// runs), so calling it needs no check; every browser the page supports has it.
 #[cfg(target_arch = "wasm32")]
 #[target_feature(enable = "simd128")]
-fn blocked_simd128(args: GemmArgs) {
-    blocked::<TILE_ROWS, TILE_COLS>(args)
+fn blocked_simd128(c: &mut [f64], a: &[f64], b: &[f64], form: Form) {
+    if form.packed {
+        blocked_packed::<TILE_ROWS>(c, a, b, form)
+    } else {
+        blocked::<TILE_ROWS, PANEL>(c, a, b, form)
+    }
 }
 
-/// c, a, b, (m, k, n), (ta, tb, add) as [`gemm`] takes them.
-type GemmArgs<'a> = (
-    &'a mut [f64],
-    &'a [f64],
-    &'a [f64],
-    (usize, usize, usize),
-    (bool, bool, bool),
-);
+/// A constant k x n right operand op(b), packed once into the panels [`blocked`] reads (the
+/// layer weights: each is packed once per layout when the model is built, where a product used
+/// to allocate, zero and re-pack it on every call).
+#[derive(Debug, Clone)]
+pub(crate) struct PackedB {
+    k: usize,
+    n: usize,
+    data: Vec<f64>,
+}
 
-/// [`gemm`] with an MR x NR register tile.
+/// f64s of a packed k x n operand: per block of [`NC`] columns, the columns rounded up to a whole
+/// panel, times k. Counted by the memory estimate.
+pub(crate) fn packed_len(k: usize, n: usize) -> usize {
+    k * ((n / NC) * NC + (n % NC).next_multiple_of(PANEL))
+}
+
+impl PackedB {
+    /// op(b) of `b`, stored n x k when `tb` (op(b) = b^T) and k x n otherwise, in [`blocked`]'s
+    /// order: for each block of NC columns, for each block of KC depth steps, the panels of
+    /// [`PANEL`] columns.
+    pub(crate) fn new(b: &[f64], k: usize, n: usize, tb: bool) -> PackedB {
+        assert_eq!(b.len(), k * n, "a k x n operand");
+        let mut data = vec![0.0; packed_len(k, n)];
+        let mut at = 0;
+        for jc in (0..n).step_by(NC) {
+            let nc = NC.min(n - jc);
+            for pc in (0..k).step_by(KC) {
+                let kc = KC.min(k - pc);
+                let used = nc.next_multiple_of(PANEL) * kc;
+                pack::<PANEL>(&mut data[at..at + used], kc, nc, |j, p| {
+                    let (j, p) = (jc + j, pc + p);
+                    if tb {
+                        b[j * k + p]
+                    } else {
+                        b[p * n + j]
+                    }
+                });
+                at += used;
+            }
+        }
+        PackedB { k, n, data }
+    }
+
+    /// The f64s held.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Columns of op(b) (the product's output width).
+    pub(crate) fn cols(&self) -> usize {
+        self.n
+    }
+}
+
+/// [`gemm`] with an MR x NR register tile, b as stored: each block of op(b) is packed here.
 #[inline(always)]
-fn blocked<const MR: usize, const NR: usize>(args: GemmArgs) {
-    let (c, a, b, (m, k, n), (ta, tb, add)) = args;
+fn blocked<const MR: usize, const NR: usize>(c: &mut [f64], a: &[f64], b: &[f64], form: Form) {
+    let Form {
+        shape: (m, k, n),
+        tb,
+        add,
+        ..
+    } = form;
     if !add {
         c.fill(0.0);
     }
@@ -127,32 +232,79 @@ fn blocked<const MR: usize, const NR: usize>(args: GemmArgs) {
                     b[p * n + j]
                 }
             });
-            for ic in (0..m).step_by(MC) {
-                let mc = MC.min(m - ic);
-                let a_used = mc.next_multiple_of(MR) * kc;
-                pack::<MR>(&mut a_pack[..a_used], kc, mc, |i, p| {
-                    let (i, p) = (ic + i, pc + p);
-                    if ta {
-                        a[p * m + i]
-                    } else {
-                        a[i * k + p]
-                    }
-                });
-                for (q, b_panel) in b_pack[..b_used].chunks_exact(kc * NR).enumerate() {
-                    let j0 = jc + q * NR;
-                    let nr = NR.min(jc + nc - j0);
-                    for (r, a_panel) in a_pack[..a_used].chunks_exact(kc * MR).enumerate() {
-                        let i0 = ic + r * MR;
-                        let mr = MR.min(ic + mc - i0);
-                        let mut tile = [[0.0; NR]; MR];
-                        for (ii, t) in tile.iter_mut().enumerate().take(mr) {
-                            t[..nr].copy_from_slice(&c[(i0 + ii) * n + j0..][..nr]);
-                        }
-                        tile_update(&mut tile, a_panel, b_panel);
-                        for (ii, t) in tile.iter().enumerate().take(mr) {
-                            c[(i0 + ii) * n + j0..][..nr].copy_from_slice(&t[..nr]);
-                        }
-                    }
+            let block = (jc, nc, pc, kc);
+            block_product::<MR, NR>(c, a, &mut a_pack, &b_pack[..b_used], form, block);
+        }
+    }
+}
+
+/// [`blocked`] with b packed beforehand ([`PackedB`]'s data, panels PANEL columns wide).
+#[inline(always)]
+fn blocked_packed<const MR: usize>(c: &mut [f64], a: &[f64], b: &[f64], form: Form) {
+    let Form {
+        shape: (m, k, n),
+        add,
+        ..
+    } = form;
+    if !add {
+        c.fill(0.0);
+    }
+    if m == 0 || n == 0 || k == 0 {
+        return;
+    }
+    assert_eq!(b.len(), packed_len(k, n), "a packed k x n operand");
+    let mut a_pack = vec![0.0; MC.min(m).next_multiple_of(MR) * KC.min(k)];
+    let mut at = 0;
+    for jc in (0..n).step_by(NC) {
+        let nc = NC.min(n - jc);
+        for pc in (0..k).step_by(KC) {
+            let kc = KC.min(k - pc);
+            let b_used = nc.next_multiple_of(PANEL) * kc;
+            let block = (jc, nc, pc, kc);
+            let b_panels = &b[at..at + b_used];
+            block_product::<MR, PANEL>(c, a, &mut a_pack, b_panels, form, block);
+            at += b_used;
+        }
+    }
+}
+
+/// c[.., jc..jc + nc] += op(a)[.., pc..pc + kc] op(b)[pc..pc + kc, jc..jc + nc], the block of
+/// op(b) given as its packed panels: op(a) is packed MC rows at a time into `a_pack`, and each
+/// MR x NR tile of c is loaded, updated by one rank-1 update per depth step, and stored.
+#[inline(always)]
+fn block_product<const MR: usize, const NR: usize>(
+    c: &mut [f64],
+    a: &[f64],
+    a_pack: &mut [f64],
+    b_panels: &[f64],
+    form: Form,
+    (jc, nc, pc, kc): (usize, usize, usize, usize),
+) {
+    let (m, k, n) = form.shape;
+    for ic in (0..m).step_by(MC) {
+        let mc = MC.min(m - ic);
+        let a_used = mc.next_multiple_of(MR) * kc;
+        pack::<MR>(&mut a_pack[..a_used], kc, mc, |i, p| {
+            let (i, p) = (ic + i, pc + p);
+            if form.ta {
+                a[p * m + i]
+            } else {
+                a[i * k + p]
+            }
+        });
+        for (q, b_panel) in b_panels.chunks_exact(kc * NR).enumerate() {
+            let j0 = jc + q * NR;
+            let nr = NR.min(jc + nc - j0);
+            for (r, a_panel) in a_pack[..a_used].chunks_exact(kc * MR).enumerate() {
+                let i0 = ic + r * MR;
+                let mr = MR.min(ic + mc - i0);
+                let mut tile = [[0.0; NR]; MR];
+                for (ii, t) in tile.iter_mut().enumerate().take(mr) {
+                    t[..nr].copy_from_slice(&c[(i0 + ii) * n + j0..][..nr]);
+                }
+                tile_update(&mut tile, a_panel, b_panel);
+                for (ii, t) in tile.iter().enumerate().take(mr) {
+                    c[(i0 + ii) * n + j0..][..nr].copy_from_slice(&t[..nr]);
                 }
             }
         }
@@ -199,6 +351,14 @@ fn tile_update<const MR: usize, const NR: usize>(
 pub(crate) fn linear(x: &[f64], w: &[f64], rows: usize, inp: usize, out: usize) -> Vec<f64> {
     let mut y = vec![0.0; rows * out];
     gemm(&mut y, x, w, rows, inp, out, false, true, false);
+    y
+}
+
+/// y (rows x b.cols()) = x op(b) for a packed operand: [`linear`] (op(b) = W^T) or
+/// [`linear_t`] (op(b) = W) with the packing done once, the same bits.
+pub(crate) fn linear_packed(x: &[f64], b: &PackedB, rows: usize) -> Vec<f64> {
+    let mut y = vec![0.0; rows * b.n];
+    gemm_packed(&mut y, x, b, rows, false, false);
     y
 }
 
@@ -284,6 +444,18 @@ pub fn gemm_repeat(m: usize, k: usize, n: usize, reps: usize) -> f64 {
     c.iter().sum()
 }
 
+/// [`gemm_repeat`] with b packed once ([`PackedB`], as the model's layer products use it).
+pub fn gemm_repeat_packed(m: usize, k: usize, n: usize, reps: usize) -> f64 {
+    let a: Vec<f64> = (0..m * k).map(|i| ((i % 7) as f64 - 3.0) * 0.25).collect();
+    let b: Vec<f64> = (0..n * k).map(|i| ((i % 5) as f64 - 2.0) * 0.5).collect();
+    let packed = PackedB::new(&b, k, n, true);
+    let mut c = vec![0.0; m * n];
+    for _ in 0..reps {
+        gemm_packed(&mut c, &a, &packed, m, false, false);
+    }
+    c.iter().sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,7 +484,7 @@ mod tests {
         }
     }
 
-    type Kernel = fn(GemmArgs);
+    type Kernel = fn(&mut [f64], &[f64], &[f64], Form);
 
     #[test]
     fn gemm_equals_the_naive_loop_bit_for_bit() {
@@ -348,16 +520,42 @@ mod tests {
                     // The dispatched product, and tiles of other shapes: the bits must not depend
                     // on the tile (this machine may take only one of the dispatch's branches).
                     let kernels: [(&str, Kernel); 4] = [
-                        ("gemm", |(c, a, b, (m, k, n), (ta, tb, add))| {
-                            gemm(c, a, b, m, k, n, ta, tb, add)
+                        ("gemm", |c, a, b, f| {
+                            let (m, k, n) = f.shape;
+                            gemm(c, a, b, m, k, n, f.ta, f.tb, f.add)
                         }),
                         ("2x8", blocked::<2, 8>),
                         ("4x8", blocked::<4, 8>),
                         ("3x5", blocked::<3, 5>),
                     ];
+                    let form = Form {
+                        shape: (m, k, n),
+                        ta,
+                        tb,
+                        packed: false,
+                        add,
+                    };
                     for (name, kernel) in kernels {
                         let mut got = c0.clone();
-                        kernel((&mut got, &a, &b, (m, k, n), (ta, tb, add)));
+                        kernel(&mut got, &a, &b, form);
+                        let same = got
+                            .iter()
+                            .zip(&want)
+                            .all(|(x, y)| x.to_bits() == y.to_bits());
+                        assert!(same, "{name}: m={m} k={k} n={n} ta={ta} tb={tb} add={add}");
+                    }
+                    // Packed once: the same bits, through the dispatch and the wider tile.
+                    let packed = PackedB::new(&b, k, n, tb);
+                    assert_eq!(packed.data.len(), packed_len(k, n));
+                    let mut got = c0.clone();
+                    gemm_packed(&mut got, &a, &packed, m, ta, add);
+                    let mut wide = c0.clone();
+                    let packed_form = Form {
+                        packed: true,
+                        ..form
+                    };
+                    blocked_packed::<4>(&mut wide, &a, &packed.data, packed_form);
+                    for (name, got) in [("packed", got), ("packed 4x8", wide)] {
                         let same = got
                             .iter()
                             .zip(&want)

@@ -11,16 +11,20 @@
 //!
 //! What is counted, in bytes of f64 data (n = T d, f = T d_ff, k = T kv_heads d_head, P = heads T^2):
 //! - **weights**: every tensor's element count times 8, exactly the vectors [`crate::Weights`] holds
-//!   (checkpoints are widened to f64 whatever their dtype; a tied unembedding is not a copy).
+//!   (checkpoints are widened to f64 whatever their dtype; a tied unembedding is not a copy), and
+//!   for a run the copies of each layer's matrices that the model packs once for its products
+//!   (two per matrix, one per layout, [`crate::ops::AttnPacked`], exactly their lengths). The load
+//!   alone ([`crate::load()`]) counts the first part.
 //! - **file**: a checkpoint's bytes, held while its tensors are widened. The file is dropped before
 //!   the measurements start, so the peak is weights + max(file, activations).
 //! - **activations**: what the forward pass keeps for the derivatives, x_1..x_(L+1) and every
 //!   layer's caches (per layer about 7 n + 2 k + P + 4 f words: the normalised inputs, attention's
 //!   q, k, v, softmax probabilities and output, the MLP's intermediates; Sandwich 2 n more), plus
 //!   the largest working set of the stages that follow: the per-layer norms (each concurrent
-//!   Lanczos run's basis, min(max_iter, n) vectors of n in the worst case, a run that never
-//!   converges), the end-to-end norms (per chain up to 3 x 48 vectors of n, 48 the subspace's
-//!   cap: the subspace, its images and the batch being moved), the gradients (one layer's
+//!   Lanczos run's basis and the basis vectors' two products, 3 min(max_iter, n) vectors of n in
+//!   the worst case, a run that never converges), the end-to-end norms (every search direction
+//!   keeps one vector per level still to come: at most (40 + 16) (L + 1) vectors of n, the
+//!   subspace's cap and the directions a restart forms beside it), the gradients (one layer's
 //!   parameter gradient and the 2 T vocab logits and their gradient) and the angular map.
 //! - **packing**: each thread's matrix product packs panels of its operands, at most
 //!   (64 + 512) x 256 words (about 1.2 MB; `linalg::gemm`).
@@ -28,107 +32,26 @@
 //! Accuracy (stated, and checked against the peak resident size of CLI runs on this machine, two
 //! threads): the weights term is exact, and the whole estimate is an upper bound of the f64 data
 //! held at the peak. Where weights and caches dominate it is within a factor 1.5 of the peak
-//! resident size (default case: 94.5 MB estimated, 90.6 MB peak; d = 1024, d_ff = 4096, L = 4,
-//! vocab 32000: 1.2 GB and 1.18 GB; T = 128, d = 256, L = 6, max_iter 40: about 0.2 GB and
-//! 0.14 GB). Where the Lanczos bases dominate it can be above the peak by up to max_iter /
-//! (iterations used) on that term, because a run that does not converge would reach it (T = 512,
-//! d = 256, L = 2, max_iter 300, 23-39 iterations used: 0.8 GB estimated, 0.18-0.21 GB peak; a
-//! smaller max_iter runs such a case on a small budget). Not counted: the program itself, the
-//! allocator's slack, and vectors of length O(T + d + L).
+//! resident size (default case: 239 MB estimated, 228 MB peak; d = 1024, d_ff = 4096, L = 4,
+//! vocab 32000: 2.7 GB and 2.33 GB; T = 128, d = 256, L = 6, max_iter 40: 0.2 GB and 0.19 GB).
+//! Where the Lanczos bases dominate it can be above the peak by up to max_iter / (iterations
+//! used) on that term, because a run that does not converge would reach it (a smaller max_iter
+//! runs such a case on a small budget). Not counted: the program itself, the allocator's slack,
+//! and vectors of length O(T + d + L).
 
-use crate::end_to_end::{MAX_COLUMNS, TRANSPORT_BATCH};
-use crate::error::LabError;
+use crate::end_to_end::{BLOCK, KEEP_COLUMNS, MAX_COLUMNS};
 use crate::lanczos::LanczosOptions;
-use crate::measure::{end_to_end_chains, worker_threads, Selection};
 use crate::model::{Config, Placement};
-use crate::ops::MlpKind;
-use std::fmt;
+use crate::ops::{AttnPacked, MlpKind, MlpPacked};
+use crate::parallel::worker_threads;
+use crate::spec::Selection;
 
-/// 10^9 bytes: the unit of the messages.
-pub const GB: u64 = 1_000_000_000;
+pub use crate::error::{MemoryEstimate, GB};
 
 /// The native budget: 8 GB, a constant rather than a fraction of the machine's memory (which the
 /// standard library cannot read portably). A laptop runs a run this large; the CLI's
 /// `--memory-limit` raises it on a bigger machine.
 pub const DEFAULT_MEMORY_BUDGET: u64 = 8 * GB;
-
-/// The bytes a run needs at its peak, by kind (see the module documentation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct MemoryEstimate {
-    /// One f64 copy of every weight tensor.
-    pub weights: u64,
-    /// The checkpoint file, while its tensors are widened (0 for seeded weights).
-    pub file: u64,
-    /// The forward caches and the largest stage's working set.
-    pub activations: u64,
-}
-
-impl MemoryEstimate {
-    /// The peak: the weights live throughout; the file is gone before the activations exist.
-    pub fn total(&self) -> u64 {
-        self.weights.saturating_add(self.file.max(self.activations))
-    }
-
-    /// `Err(LabError::TooLarge)` when the total exceeds `budget` bytes.
-    pub fn check(&self, budget: u64) -> Result<(), LabError> {
-        if self.total() > budget {
-            Err(LabError::TooLarge {
-                estimate: *self,
-                budget,
-            })
-        } else {
-            Ok(())
-        }
-    }
-
-    /// The message of [`LabError::TooLarge`]: the total, its parts, the limit and what to shrink
-    /// (the dimensions behind the largest part).
-    pub(crate) fn describe(&self, f: &mut fmt::Formatter<'_>, budget: u64) -> fmt::Result {
-        write!(
-            f,
-            "this network needs about {} of memory (weights {} as f64",
-            human(self.total()),
-            human(self.weights)
-        )?;
-        if self.file > 0 {
-            write!(
-                f,
-                ", the checkpoint file {} while it is read",
-                human(self.file)
-            )?;
-        }
-        write!(
-            f,
-            ", activations {}); the limit is {} — ",
-            human(self.activations),
-            human(budget)
-        )?;
-        let advice = if self.activations > self.weights && self.activations >= self.file {
-            "use smaller tokens, d, heads, d_ff or layers, or fewer Lanczos iterations (max_iter)"
-        } else if self.file > 0 {
-            "use a smaller checkpoint, or fewer of its layers (layers; the whole file is still read)"
-        } else {
-            "use smaller d, d_ff, layers or vocab"
-        };
-        f.write_str(advice)
-    }
-}
-
-/// Bytes with one decimal in GB from 0.1 GB up ("52.3 GB", "8 GB", "0.4 GB"), else in MB or kB.
-fn human(bytes: u64) -> String {
-    let trim = |s: String| s.strip_suffix(".0").map(str::to_string).unwrap_or(s);
-    let (unit, name) = if bytes >= GB / 10 {
-        (GB, "GB")
-    } else if bytes >= GB / 10_000 {
-        (GB / 1000, "MB")
-    } else {
-        (GB / 1_000_000, "kB")
-    };
-    format!(
-        "{} {name}",
-        trim(format!("{:.1}", bytes as f64 / unit as f64))
-    )
-}
 
 /// u128 products clamped to u64: the estimate must not overflow whatever the dimensions.
 fn clamp(x: u128) -> u64 {
@@ -150,6 +73,13 @@ pub fn weight_bytes(cfg: &Config) -> u64 {
     let (d, v) = (cfg.d as u128, cfg.vocab as u128);
     let unembed = if cfg.tie_embeddings { 0 } else { v * d };
     clamp(F64 * (v * d + unembed + cfg.layers as u128 * layer_elements(cfg) + d))
+}
+
+/// Bytes of the copies of the layer matrices a [`crate::Model`] packs for its products (exact).
+pub fn packed_bytes(cfg: &Config) -> u64 {
+    let per_layer = AttnPacked::elements(cfg.attn_shape()) as u128
+        + MlpPacked::elements(cfg.mlp, cfg.d, cfg.d_ff) as u128;
+    clamp(F64 * cfg.layers as u128 * per_layer)
 }
 
 /// Bytes of everything but the weights at the run's peak (module documentation).
@@ -182,19 +112,16 @@ pub fn activation_bytes(cfg: &Config, lanczos: &LanczosOptions, select: &Selecti
     let op = |b: u128| b * (8 * n + 2 * kw + 4 * f + t);
     let mut stage = 0u128;
     if select.layer_norms {
-        let basis = (lanczos.max_iter as u128).min(n) + 6;
+        // Each Lanczos step keeps its basis vector and that vector's two products.
+        let basis = 3 * (lanczos.max_iter as u128).min(n) + 6;
         stage = stage.max(workers.min(layers) * (basis * n + op(1)));
     }
     if select.end_to_end {
-        let chains = end_to_end_chains(cfg.layers).len() as u128;
-        let concurrent = if cfg!(feature = "parallel") {
-            chains
-        } else {
-            1
-        };
-        let cols = (MAX_COLUMNS as u128).min(n);
-        let batch = TRANSPORT_BATCH as u128;
-        stage = stage.max(concurrent * (3 * cols + 8) * n + workers * (op(batch) + 2 * batch * n));
+        // Every search direction keeps one vector per level (at most the cap, and the kept ones
+        // while a restart forms them), plus the Ritz vectors checked and their images.
+        let cols = (MAX_COLUMNS + KEEP_COLUMNS) as u128;
+        let block = BLOCK as u128;
+        stage = stage.max(cols * (layers + 1) * n + 6 * block * n + workers * op(1));
     }
     if select.gradients {
         stage = stage.max(layer_elements(cfg) + 2 * t * cfg.vocab as u128 + op(1) + 4 * n);
@@ -216,7 +143,7 @@ pub fn estimate(
     select: &Selection,
 ) -> MemoryEstimate {
     MemoryEstimate {
-        weights: weight_bytes(cfg),
+        weights: weight_bytes(cfg).saturating_add(packed_bytes(cfg)),
         file,
         activations: activation_bytes(cfg, lanczos, select),
     }
@@ -225,6 +152,7 @@ pub fn estimate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::human;
 
     fn message(e: MemoryEstimate, budget: u64) -> String {
         e.check(budget).unwrap_err().to_string()
@@ -246,11 +174,16 @@ mod tests {
         let e = estimate(&cfg, 0, &LanczosOptions::default(), &Selection::default());
         // 32 layers of 4 d^2 + 3 d d_ff, two 256 x d embeddings, the gains.
         let params = 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008 + 4 * 4096) + 2 * 256 * 4096 + 4096;
-        assert_eq!(e.weights, 8 * params);
+        assert_eq!(weight_bytes(&cfg), 8 * params);
+        // The packed copies: two of each layer matrix (4096 and 11008 are whole panels: no
+        // padding).
+        let matrices = 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008);
+        assert_eq!(packed_bytes(&cfg), 2 * 8 * matrices);
+        assert_eq!(e.weights, 8 * params + 2 * 8 * matrices);
         assert_eq!(e.total(), e.weights + e.activations);
         let msg = message(e, DEFAULT_MEMORY_BUDGET);
         let want = format!(
-            "this network needs about {} of memory (weights 51.8 GB as f64, activations {}); \
+            "this network needs about {} of memory (weights 155.4 GB as f64, activations {}); \
              the limit is 8 GB — use smaller d, d_ff, layers or vocab",
             human(e.total()),
             human(e.activations)
@@ -270,7 +203,7 @@ mod tests {
             },
             &Selection::default(),
         );
-        assert!(e.total() < GB / 5, "{e:?}");
+        assert!(e.total() < GB / 2, "{e:?}");
         assert!(e.check(2 * GB).is_ok());
     }
 
@@ -313,6 +246,33 @@ mod tests {
              checkpoint, or fewer of its layers (layers; the whole file is still read)"
         );
         assert!(e.check(9 * GB).is_ok());
+    }
+
+    /// The packed copies' estimate is the lengths the model allocates, padding included (d_ff =
+    /// 300 and kv_heads < heads: panels that end part-way).
+    #[test]
+    fn packed_copies_are_counted_exactly() {
+        for mlp in [MlpKind::SwiGlu, MlpKind::Gelu] {
+            let cfg = Config {
+                d: 64,
+                heads: 4,
+                kv_heads: 2,
+                d_ff: 300,
+                tokens: 4,
+                layers: 2,
+                vocab: 16,
+                mlp,
+                mix_post_layers: 1,
+                ..Config::default_case()
+            };
+            let w = crate::Weights::seeded(&cfg, &mut crate::Gaussian::new(1));
+            let model = crate::Model::new(cfg.clone(), w).unwrap();
+            assert_eq!(
+                packed_bytes(&cfg),
+                8 * model.packed_elements() as u64,
+                "{mlp:?}"
+            );
+        }
     }
 
     #[test]

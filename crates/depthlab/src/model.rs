@@ -7,13 +7,24 @@
 use crate::error::LabError;
 use crate::linalg::axpy;
 use crate::ops::{
-    attn_forward, attn_jvp, attn_vjp, mlp_forward, mlp_jvp, mlp_vjp, norm_forward, norm_jvp,
-    norm_vjp, AttnCache, AttnShape, AttnWeights, MlpCache, MlpKind, MlpWeights, NormCache,
-    NormKind, Rope, RopeScaling,
+    attn_forward, attn_jvp_packed, attn_vjp_packed, mlp_forward, mlp_jvp_packed, mlp_vjp_packed,
+    norm_forward, norm_jvp, norm_vjp, AttnCache, AttnPacked, AttnShape, AttnWeights, MlpCache,
+    MlpKind, MlpPacked, MlpWeights, NormCache, NormKind, Rope, RopeScaling,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// Layer passes (one layer's JVP or VJP of one vector; a batch of k counts k) since the process
+/// (or wasm instance) started: the benchmarks report a run's count, the measure of its work that
+/// does not depend on the machine.
+static LAYER_PASSES: AtomicU64 = AtomicU64::new(0);
+
+/// See [`LAYER_PASSES`].
+pub fn layer_passes() -> u64 {
+    LAYER_PASSES.load(Ordering::Relaxed)
+}
 
 /// Where the norms sit in each block (the paper's comparisons; docs/MATH.md, section 9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -547,9 +558,13 @@ pub struct LayerCache {
 pub struct Model {
     pub cfg: Config,
     /// Shared, not copied, with the [`crate::LabSpec`] that loaded them (`Arc::make_mut` for a
-    /// modified copy).
+    /// modified copy, which the forward pass and the loss read; the JVPs and VJPs read the copies
+    /// packed by [`Model::new`], so a network with modified weights needs a new model).
     pub weights: Arc<Weights>,
     rope: Rope,
+    /// Each layer's matrices packed once for the products of its JVP and VJP (two more copies of
+    /// every layer matrix, counted by the memory estimate).
+    packed: Vec<(AttnPacked, MlpPacked)>,
 }
 
 #[derive(Clone, Copy)]
@@ -570,7 +585,30 @@ impl Model {
             )));
         }
         let rope = Rope::scaled(cfg.tokens, cfg.d_head(), cfg.rope_theta, &cfg.rope_scaling);
-        Ok(Model { cfg, weights, rope })
+        let packed = weights.layers[..cfg.layers]
+            .iter()
+            .map(|w| {
+                (
+                    AttnPacked::new(cfg.attn_shape(), &w.attn),
+                    MlpPacked::new(cfg.mlp, &w.mlp, cfg.d, cfg.d_ff),
+                )
+            })
+            .collect();
+        Ok(Model {
+            cfg,
+            weights,
+            rope,
+            packed,
+        })
+    }
+
+    /// The f64s of the packed copies (checked against the memory estimate).
+    #[cfg(test)]
+    pub(crate) fn packed_elements(&self) -> usize {
+        self.packed
+            .iter()
+            .map(|(a, m)| a.packed_elements() + m.packed_elements())
+            .sum()
     }
 
     fn norms(&self, l: usize, which: Which) -> (&[f64], &[f64]) {
@@ -598,10 +636,10 @@ impl Model {
 
     fn f_jvp(&self, l: usize, cache: &FCache, du: &[f64]) -> Vec<f64> {
         let c = &self.cfg;
-        let w = &self.weights.layers[l - 1];
+        let (attn, mlp) = &self.packed[l - 1];
         match cache {
-            FCache::Attn(k) => attn_jvp(c.attn_shape(), &w.attn, &self.rope, k, du),
-            FCache::Mlp(k) => mlp_jvp(c.mlp, &w.mlp, k, du, c.tokens, c.d, c.d_ff),
+            FCache::Attn(k) => attn_jvp_packed(c.attn_shape(), attn, &self.rope, k, du),
+            FCache::Mlp(k) => mlp_jvp_packed(c.mlp, mlp, k, du, c.tokens, c.d, c.d_ff),
         }
     }
 
@@ -613,19 +651,19 @@ impl Model {
         gw: Option<&mut LayerWeights>,
     ) -> Vec<f64> {
         let c = &self.cfg;
-        let w = &self.weights.layers[l - 1];
+        let (attn, mlp) = &self.packed[l - 1];
         match cache {
-            FCache::Attn(k) => attn_vjp(
+            FCache::Attn(k) => attn_vjp_packed(
                 c.attn_shape(),
-                &w.attn,
+                attn,
                 &self.rope,
                 k,
                 g,
                 gw.map(|g| &mut g.attn),
             ),
-            FCache::Mlp(k) => mlp_vjp(
+            FCache::Mlp(k) => mlp_vjp_packed(
                 c.mlp,
-                &w.mlp,
+                mlp,
                 k,
                 g,
                 c.tokens,
@@ -770,6 +808,8 @@ impl Model {
             0,
             "k stacked T x d tangents"
         );
+        let count = dxs.len() / (self.cfg.tokens * self.cfg.d);
+        LAYER_PASSES.fetch_add(count as u64, Ordering::Relaxed);
         let dh = self.sub_jvp(l, Which::Attn, &c.attn, dxs);
         self.sub_jvp(l, Which::Mlp, &c.mlp, &dh)
     }
@@ -781,6 +821,8 @@ impl Model {
             0,
             "k stacked T x d cotangents"
         );
+        let count = gys.len() / (self.cfg.tokens * self.cfg.d);
+        LAYER_PASSES.fetch_add(count as u64, Ordering::Relaxed);
         let gh = self.sub_vjp(l, Which::Mlp, &c.mlp, gys, None);
         self.sub_vjp(l, Which::Attn, &c.attn, &gh, None)
     }
@@ -794,6 +836,7 @@ impl Model {
         mut gw: Option<&mut LayerWeights>,
     ) -> Vec<f64> {
         debug_assert_eq!(gy.len(), self.cfg.tokens * self.cfg.d);
+        LAYER_PASSES.fetch_add(1, Ordering::Relaxed);
         let gh = self.sub_vjp(l, Which::Mlp, &c.mlp, gy, gw.as_deref_mut());
         self.sub_vjp(l, Which::Attn, &c.attn, &gh, gw)
     }

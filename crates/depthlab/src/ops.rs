@@ -12,7 +12,9 @@
 //! bits for the same inputs (the platform libm differs between the two).
 
 use crate::error::LabError;
-use crate::linalg::{axpy, dot, dot_lanes, linear, linear_grad_w, linear_t};
+use crate::linalg::{
+    axpy, dot, dot_lanes, linear, linear_grad_w, linear_packed, packed_len, PackedB,
+};
 
 /// Which normalisation: RMSNorm (LLaMA) or LayerNorm without bias.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -318,6 +320,66 @@ pub struct AttnShape {
     pub d_head: usize,
 }
 
+/// The attention's matrices packed once for its JVP and VJP ([`crate::linalg::PackedB`]; the
+/// model builds one per layer). The input products u W_q^T, u W_k^T, u W_v^T are one product
+/// with the three matrices stacked: each entry is the same dot product, summed in the same order,
+/// so the results are those of the three products bit for bit. The VJP's input products stay
+/// three (their sum is formed as before, so its rounding is unchanged).
+#[derive(Debug, Clone)]
+pub struct AttnPacked {
+    /// [W_q; W_k; W_v] for u [W_q; W_k; W_v]^T.
+    qkv_t: PackedB,
+    /// W_o for o W_o^T.
+    o_t: PackedB,
+    /// W_q, W_k, W_v and W_o for g W (the VJP).
+    q: PackedB,
+    k: PackedB,
+    v: PackedB,
+    o: PackedB,
+}
+
+impl AttnPacked {
+    pub fn new(s: AttnShape, w: &AttnWeights) -> AttnPacked {
+        let (d, qw, kw) = (s.d, s.heads * s.d_head, s.kv_heads * s.d_head);
+        let stacked = [&w.q[..], &w.k, &w.v].concat();
+        AttnPacked {
+            qkv_t: PackedB::new(&stacked, d, qw + 2 * kw, true),
+            o_t: PackedB::new(&w.o, qw, d, true),
+            q: PackedB::new(&w.q, qw, d, false),
+            k: PackedB::new(&w.k, kw, d, false),
+            v: PackedB::new(&w.v, kw, d, false),
+            o: PackedB::new(&w.o, d, qw, false),
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn packed_elements(&self) -> usize {
+        [&self.qkv_t, &self.o_t, &self.q, &self.k, &self.v, &self.o]
+            .iter()
+            .map(|p| p.len())
+            .sum()
+    }
+
+    /// The f64s [`AttnPacked::new`] allocates for a layer of shape `s` (the memory estimate).
+    pub(crate) fn elements(s: AttnShape) -> usize {
+        let (d, qw, kw) = (s.d, s.heads * s.d_head, s.kv_heads * s.d_head);
+        packed_len(d, qw + 2 * kw)
+            + packed_len(qw, d)
+            + packed_len(qw, d)
+            + 2 * packed_len(kw, d)
+            + packed_len(d, qw)
+    }
+}
+
+/// The columns `at..at + width` of a row-major matrix `width_all` wide, as their own matrix.
+fn columns(m: &[f64], width_all: usize, at: usize, width: usize) -> Vec<f64> {
+    let mut out = Vec::with_capacity(m.len() / width_all * width);
+    for row in m.chunks_exact(width_all) {
+        out.extend_from_slice(&row[at..at + width]);
+    }
+    out
+}
+
 #[derive(Debug, Clone)]
 pub struct AttnCache {
     u: Vec<f64>,
@@ -398,11 +460,24 @@ pub fn attn_forward(
 
 /// The attention's JVP for k tangents `du` ((k T) x d, see the module doc).
 pub fn attn_jvp(s: AttnShape, w: &AttnWeights, rope: &Rope, c: &AttnCache, du: &[f64]) -> Vec<f64> {
+    attn_jvp_packed(s, &AttnPacked::new(s, w), rope, c, du)
+}
+
+/// [`attn_jvp`] with the matrices packed beforehand: the same bits.
+pub(crate) fn attn_jvp_packed(
+    s: AttnShape,
+    w: &AttnPacked,
+    rope: &Rope,
+    c: &AttnCache,
+    du: &[f64],
+) -> Vec<f64> {
     let (t_n, d, hn, kvn, dh) = (s.tokens, s.d, s.heads, s.kv_heads, s.d_head);
     let rows = du.len() / d;
-    let mut dq = linear(du, &w.q, rows, d, hn * dh);
-    let mut dk = linear(du, &w.k, rows, d, kvn * dh);
-    let dv = linear(du, &w.v, rows, d, kvn * dh);
+    let qkv = linear_packed(du, &w.qkv_t, rows);
+    let all = w.qkv_t.cols();
+    let mut dq = columns(&qkv, all, 0, hn * dh);
+    let mut dk = columns(&qkv, all, hn * dh, kvn * dh);
+    let dv = columns(&qkv, all, hn * dh + kvn * dh, kvn * dh);
     rope.apply(&mut dq, hn, false);
     rope.apply(&mut dk, kvn, false);
     let scale = 1.0 / (dh as f64).sqrt();
@@ -440,7 +515,7 @@ pub fn attn_jvp(s: AttnShape, w: &AttnWeights, rope: &Rope, c: &AttnCache, du: &
             }
         }
     }
-    linear(&d_o, &w.o, rows, hn * dh, d)
+    linear_packed(&d_o, &w.o_t, rows)
 }
 
 /// The attention's VJP for k cotangents `gout` ((k T) x d); with `gw` (k = 1 only) adds the
@@ -453,9 +528,21 @@ pub fn attn_vjp(
     gout: &[f64],
     gw: Option<&mut AttnWeights>,
 ) -> Vec<f64> {
+    attn_vjp_packed(s, &AttnPacked::new(s, w), rope, c, gout, gw)
+}
+
+/// [`attn_vjp`] with the matrices packed beforehand: the same bits.
+pub(crate) fn attn_vjp_packed(
+    s: AttnShape,
+    w: &AttnPacked,
+    rope: &Rope,
+    c: &AttnCache,
+    gout: &[f64],
+    gw: Option<&mut AttnWeights>,
+) -> Vec<f64> {
     let (t_n, d, hn, kvn, dh) = (s.tokens, s.d, s.heads, s.kv_heads, s.d_head);
     let rows = gout.len() / d;
-    let g_o = linear_t(gout, &w.o, rows, hn * dh, d);
+    let g_o = linear_packed(gout, &w.o, rows);
     let scale = 1.0 / (dh as f64).sqrt();
     let group = hn / kvn;
     let (qw, kw) = (hn * dh, kvn * dh);
@@ -497,9 +584,9 @@ pub fn attn_vjp(
     }
     rope.apply(&mut gq, hn, true);
     rope.apply(&mut gk, kvn, true);
-    let mut gu = linear_t(&gq, &w.q, rows, d, hn * dh);
-    let gu_k = linear_t(&gk, &w.k, rows, d, kvn * dh);
-    let gu_v = linear_t(&gv, &w.v, rows, d, kvn * dh);
+    let mut gu = linear_packed(&gq, &w.q, rows);
+    let gu_k = linear_packed(&gk, &w.k, rows);
+    let gu_v = linear_packed(&gv, &w.v, rows);
     for i in 0..gu.len() {
         gu[i] += gu_k[i] + gu_v[i];
     }
@@ -527,6 +614,57 @@ pub struct MlpWeights {
     pub gate: Vec<f64>,
     pub up: Vec<f64>,
     pub down: Vec<f64>,
+}
+
+/// The MLP's matrices packed once for its JVP and VJP (see [`AttnPacked`]): the input products
+/// u W_gate^T and u W_up^T as one product with the two matrices stacked (GELU: u W_up^T alone),
+/// the same bits as two.
+#[derive(Debug, Clone)]
+pub struct MlpPacked {
+    /// [W_gate; W_up] (SwiGLU) or W_up (GELU) for u W^T.
+    gate_up_t: PackedB,
+    /// W_down for m W_down^T.
+    down_t: PackedB,
+    /// W_up, W_gate (SwiGLU only) and W_down for g W (the VJP).
+    up: PackedB,
+    gate: Option<PackedB>,
+    down: PackedB,
+}
+
+impl MlpPacked {
+    pub fn new(kind: MlpKind, w: &MlpWeights, d: usize, d_ff: usize) -> MlpPacked {
+        let swiglu = kind == MlpKind::SwiGlu;
+        let gate_up_t = if swiglu {
+            PackedB::new(&[&w.gate[..], &w.up].concat(), d, 2 * d_ff, true)
+        } else {
+            PackedB::new(&w.up, d, d_ff, true)
+        };
+        MlpPacked {
+            gate_up_t,
+            down_t: PackedB::new(&w.down, d_ff, d, true),
+            up: PackedB::new(&w.up, d_ff, d, false),
+            gate: swiglu.then(|| PackedB::new(&w.gate, d_ff, d, false)),
+            down: PackedB::new(&w.down, d, d_ff, false),
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn packed_elements(&self) -> usize {
+        [&self.gate_up_t, &self.down_t, &self.up, &self.down]
+            .iter()
+            .map(|p| p.len())
+            .sum::<usize>()
+            + self.gate.as_ref().map_or(0, |g| g.len())
+    }
+
+    /// The f64s [`MlpPacked::new`] allocates (the memory estimate).
+    pub(crate) fn elements(kind: MlpKind, d: usize, d_ff: usize) -> usize {
+        let swiglu = kind == MlpKind::SwiGlu;
+        packed_len(d, if swiglu { 2 * d_ff } else { d_ff })
+            + packed_len(d_ff, d)
+            + packed_len(d_ff, d) * if swiglu { 2 } else { 1 }
+            + packed_len(d, d_ff)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -613,12 +751,35 @@ pub fn mlp_jvp(
     d: usize,
     d_ff: usize,
 ) -> Vec<f64> {
+    mlp_jvp_packed(
+        kind,
+        &MlpPacked::new(kind, w, d, d_ff),
+        c,
+        du,
+        tokens,
+        d,
+        d_ff,
+    )
+}
+
+/// [`mlp_jvp`] with the matrices packed beforehand: the same bits.
+pub(crate) fn mlp_jvp_packed(
+    kind: MlpKind,
+    w: &MlpPacked,
+    c: &MlpCache,
+    du: &[f64],
+    tokens: usize,
+    d: usize,
+    d_ff: usize,
+) -> Vec<f64> {
     let rows = du.len() / d;
     let per = tokens * d_ff;
-    let db = linear(du, &w.up, rows, d, d_ff);
+    let both = linear_packed(du, &w.gate_up_t, rows);
+    let all = w.gate_up_t.cols();
+    let db = columns(&both, all, all - d_ff, d_ff);
     let dm: Vec<f64> = match kind {
         MlpKind::SwiGlu => {
-            let da = linear(du, &w.gate, rows, d, d_ff);
+            let da = columns(&both, all, 0, d_ff);
             let mut dm = vec![0.0; db.len()];
             for ((o, da), db) in dm.chunks_mut(per).zip(da.chunks(per)).zip(db.chunks(per)) {
                 for i in 0..per {
@@ -629,7 +790,7 @@ pub fn mlp_jvp(
         }
         MlpKind::Gelu => (0..db.len()).map(|i| c.act_d[i % per] * db[i]).collect(),
     };
-    linear(&dm, &w.down, rows, d_ff, d)
+    linear_packed(&dm, &w.down_t, rows)
 }
 
 /// The MLP's VJP for k cotangents `gout` ((k T) x d); with `gw` (k = 1 only) adds the parameter
@@ -645,9 +806,25 @@ pub fn mlp_vjp(
     d_ff: usize,
     gw: Option<&mut MlpWeights>,
 ) -> Vec<f64> {
+    let packed = MlpPacked::new(kind, w, d, d_ff);
+    mlp_vjp_packed(kind, &packed, c, gout, tokens, d, d_ff, gw)
+}
+
+/// [`mlp_vjp`] with the matrices packed beforehand: the same bits.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn mlp_vjp_packed(
+    kind: MlpKind,
+    w: &MlpPacked,
+    c: &MlpCache,
+    gout: &[f64],
+    tokens: usize,
+    d: usize,
+    d_ff: usize,
+    gw: Option<&mut MlpWeights>,
+) -> Vec<f64> {
     let rows = gout.len() / d;
     let per = tokens * d_ff;
-    let gm = linear_t(gout, &w.down, rows, d_ff, d);
+    let gm = linear_packed(gout, &w.down, rows);
     let (ga, gb): (Vec<f64>, Vec<f64>) = match kind {
         MlpKind::SwiGlu => (0..gm.len())
             .map(|i| {
@@ -660,9 +837,9 @@ pub fn mlp_vjp(
             (0..gm.len()).map(|i| gm[i] * c.act_d[i % per]).collect(),
         ),
     };
-    let mut gu = linear_t(&gb, &w.up, rows, d, d_ff);
-    if kind == MlpKind::SwiGlu {
-        let gu_a = linear_t(&ga, &w.gate, rows, d, d_ff);
+    let mut gu = linear_packed(&gb, &w.up, rows);
+    if let Some(gate) = &w.gate {
+        let gu_a = linear_packed(&ga, gate, rows);
         for (x, y) in gu.iter_mut().zip(&gu_a) {
             *x += y;
         }

@@ -20,6 +20,8 @@
 //!   p "a modestly growing function" of the size (LAPACK Users' Guide, "Error bounds for the
 //!   singular value decomposition"), taken as n here. The two sides together: 2 n u, 2.3e-13 at
 //!   n = 1024. (The largest excess measured is printed: none of the 120 norms is above sigma_1.)
+//! - **sigma_1 within the norm's stated interval** (docs/MATH.md §9.2), which starts at the norm
+//!   and is at most 1e-6 wide relative.
 //! - **within the stated tolerance of sigma_1**: (sigma_1 - norm) / sigma_1 <= 1e-6, the tolerance
 //!   the lab states for its norms (crate::lanczos: theta within 1e-6 of an eigenvalue of M^T M).
 //! - **not stopped on sigma_2**: where sigma_2 / sigma_1 < 1 - 1e-4, norm - sigma_2 > (sigma_1 -
@@ -263,16 +265,35 @@ fn check(name: &str, placement: Placement) {
     let slack = 2.0 * n as f64 * f64::EPSILON / 2.0;
     let (mut norm_worst, mut above_worst, mut widest) = (0.0f64, f64::NEG_INFINITY, 0.0f64);
     let mut gapped = 0;
+    let mut interval_worst = 0.0f64;
     for (i, lr) in r.layers.iter().enumerate() {
-        for (col, norm) in [
-            ("jacobian", lr.jacobian_norm),
-            ("jacobian_minus_identity", lr.jacobian_minus_identity_norm),
-            ("end_to_end", lr.end_to_end_norm),
+        for (col, norm, estimate) in [
+            ("jacobian", lr.jacobian_norm, lr.jacobian),
+            (
+                "jacobian_minus_identity",
+                lr.jacobian_minus_identity_norm,
+                lr.jacobian_minus_identity,
+            ),
+            ("end_to_end", lr.end_to_end_norm, lr.end_to_end),
         ] {
             let norm = norm.unwrap();
             let s1 = at(&want[col]["sigma1"][i]);
             let s2 = at(&want[col]["sigma2"][i]);
             let label = what(i + 1, col);
+            // The stated interval (docs/MATH.md §9.2) starts at the norm and holds sigma_1.
+            let [lo, hi] = estimate.unwrap().interval.expect("an interval");
+            assert_eq!(lo, norm, "{label}: the interval starts at the norm");
+            assert!(
+                s1 <= hi * (1.0 + slack),
+                "{label}: sigma_1 = {s1:e} above the interval [{lo:e}, {hi:e}]"
+            );
+            // Its width: the stopping rule's 1e-6 (relative, on the norm squared: about half
+            // of it on the norm).
+            assert!(
+                (hi - lo) / s1 <= NORM_TOL,
+                "{label}: the interval [{lo:e}, {hi:e}] is wider than {NORM_TOL:e} relative"
+            );
+            interval_worst = interval_worst.max((hi - lo) / s1);
             assert!(
                 norm <= s1 * (1.0 + slack),
                 "{label}: {norm:e} above sigma_1 = {s1:e} by {:e} relative (slack {slack:e})",
@@ -303,8 +324,8 @@ fn check(name: &str, placement: Placement) {
         "{name} {} (n = {n} = {tokens} x {d}, L = {layers}): run {secs:.1} s; norms: worst \
          |sigma_1 - norm| / sigma_1 = {norm_worst:.2e}, largest (norm - sigma_1) / sigma_1 = \
          {above_worst:.2e} (slack {slack:.2e}), largest sigma_2 / sigma_1 = {widest:.6}, {gapped} \
-         of {} columns with sigma_2 / sigma_1 < 1 - 1e-4; variances, loss, gradients: worst \
-         {plain_worst:.2e}",
+         of {} columns with sigma_2 / sigma_1 < 1 - 1e-4, sigma_1 in every stated interval (widest \
+         {interval_worst:.2e} relative); variances, loss, gradients: worst {plain_worst:.2e}",
         placement.name(),
         3 * layers
     );

@@ -390,16 +390,19 @@ fn runs_over_the_memory_budget_are_refused_before_allocating() {
     let msg = depthlab::run(&spec, &|_, _, _| {}).unwrap_err().to_string();
     // 2 x 2^20 x 8192 + one layer (4 d^2 + 3 d d_ff + 4 d, d_ff = 344) + the final gain.
     let params: u64 = 2 * (1 << 20) * 8192 + 4 * 8192 * 8192 + 3 * 344 * 8192 + 5 * 8192;
+    // And the products' packed copies: two of each layer matrix (8192 and 344 are whole panels).
+    let packed: u64 = 2 * 8 * (4 * 8192 * 8192 + 3 * 344 * 8192);
+    assert_eq!(depthlab::memory::packed_bytes(&spec.cfg), packed);
     let e = depthlab::measure::validate(&LabSpec {
         memory_budget: u64::MAX,
         ..spec
     })
     .unwrap();
-    assert_eq!(e.weights, 8 * params);
+    assert_eq!(e.weights, 8 * params + packed);
     // The activations' largest stage is the gradient of the one layer (2.2 GB of 2.3).
     assert_eq!(e.total(), e.weights + e.activations);
     assert!(
-        msg.starts_with("this network needs about 141.9 GB of memory (weights 139.7 GB as f64, activations 2.3 GB)")
+        msg.starts_with("this network needs about 146.3 GB of memory (weights 144.1 GB as f64, activations 2.3 GB)")
             && msg.ends_with("the limit is 8 GB — use smaller d, d_ff, layers or vocab"),
         "{msg}"
     );

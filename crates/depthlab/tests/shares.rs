@@ -1,6 +1,7 @@
 //! A run split into shares (`Selection::share`, what the lab page's workers run side by side) and
 //! joined by `merge_shares` gives the whole run's report bit for bit; each share measures only
-//! its part and announces its own step counts; reports that do not make one run are refused.
+//! its part (share 0 the end-to-end norms, the others the per-layer norms in turn, the last the
+//! gradients) and announces its own step counts; reports that do not make one run are refused.
 
 mod common;
 
@@ -62,12 +63,15 @@ fn merged_shares_equal_the_whole_run_bit_for_bit() {
                     .into_iter()
                     .map(|s| run(&spec(placement, layers, s)))
                     .collect();
-                // Each share measured its own layers' norms and nothing else's.
+                // Share 0 measured the end-to-end norms, the others the layers' norms in turn.
                 for (i, part) in parts.iter().enumerate() {
+                    assert_eq!(part.upper_bound.is_some(), i == 0);
                     for row in &part.layers {
-                        let mine = (row.layer - 1) % count == i;
+                        let mine = i >= 1 && 1 + (row.layer - 1) % (count - 1) == i;
                         assert_eq!(row.jacobian.is_some(), mine, "{placement:?} L {layers}");
                         assert_eq!(row.jacobian_norm.is_some(), mine);
+                        assert_eq!(row.end_to_end.is_some(), i == 0);
+                        assert_eq!(row.end_to_end_upper.is_some(), i == 0);
                         // The suffix sums need every layer's norm: only a share holding them all
                         // (L = 1) has them.
                         let all = part.layers.iter().all(|r| r.jacobian.is_some());

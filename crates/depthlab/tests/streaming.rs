@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use depthlab::measure::{run_streaming, stages, Hooks, LayerUpdate, STAGE_END_TO_END};
+use depthlab::measure::{run_streaming, stages, Hooks, LayerUpdate, STAGE_LAYER_JACOBIANS};
 use depthlab::{Config, InputSpec, LabError, LabSpec, LanczosOptions, Placement, Selection};
 use std::cell::{Cell, RefCell};
 use std::time::Instant;
@@ -44,7 +44,12 @@ fn merge(rows: &mut [LayerUpdate], u: &LayerUpdate) {
         jacobian,
         jacobian_minus_identity,
         end_to_end,
-        grad_norms
+        end_to_end_upper,
+        grad_norms,
+        bound_unscaled_log,
+        bound_scaled_log,
+        looseness_unscaled_log,
+        looseness_scaled_log
     );
 }
 
@@ -59,13 +64,46 @@ fn streamed_layers_equal_the_report_and_arrive_before_it() {
         let spec = spec(cfg);
         let rows = RefCell::new(vec![LayerUpdate::default(); big_l]);
         let phases = RefCell::new(Vec::<(String, usize, usize)>::new());
-        // The first layer-Jacobian update must come before the end-to-end stage starts: partial
-        // results are streamed, not replayed at the end.
-        let first_jacobian_at = Cell::new(None);
+        // The whole network's end-to-end norm (layer 1, with its upper bound) is the first norm
+        // streamed, before every other suffix's and every layer Jacobian's; and it arrives before
+        // the layer-Jacobian stage starts: partial results are streamed, not replayed at the end.
+        let norms_seen = RefCell::new(Vec::<(usize, &'static str)>::new());
+        let first_e2e_at = Cell::new(None);
+        // The run's bound (A, B, the products) comes once, with layer 1's variance; the
+        // probability of the upper bound with every end-to-end norm.
+        let streamed_bound = RefCell::new(None);
+        let streamed_probes = RefCell::new(Vec::new());
         let progress = |p: &str, d: usize, t: usize| phases.borrow_mut().push((p.into(), d, t));
         let on_layer = |u: &LayerUpdate| {
-            if u.jacobian_norm.is_some() && first_jacobian_at.get().is_none() {
-                first_jacobian_at.set(Some(phases.borrow().len()));
+            if let Some(b) = &u.bound {
+                assert!(u.layer == 1 && u.variance.is_some(), "{u:?}");
+                assert!(streamed_bound.replace(Some(b.clone())).is_none());
+            }
+            if u.end_to_end_norm.is_some() {
+                assert!(
+                    u.end_to_end_upper.is_some(),
+                    "layer {}: no upper bound",
+                    u.layer
+                );
+                assert!(
+                    streamed_bound.borrow().is_some(),
+                    "layer {}: an end-to-end norm before the bound",
+                    u.layer
+                );
+                assert_eq!(
+                    u.looseness_unscaled_log.is_some(),
+                    streamed_bound.borrow().as_ref().unwrap().unscaled.is_some()
+                );
+                streamed_probes
+                    .borrow_mut()
+                    .push(u.upper_bound.expect("its probability"));
+                norms_seen.borrow_mut().push((u.layer, "end-to-end"));
+                if first_e2e_at.get().is_none() {
+                    first_e2e_at.set(Some(phases.borrow().len()));
+                }
+            }
+            if u.jacobian_norm.is_some() {
+                norms_seen.borrow_mut().push((u.layer, "jacobian"));
             }
             merge(&mut rows.borrow_mut(), u);
         };
@@ -88,20 +126,54 @@ fn streamed_layers_equal_the_report_and_arrive_before_it() {
             assert_eq!(row.grad_norm, l.grad_norm);
             assert_eq!(row.jacobian, l.jacobian);
             assert_eq!(row.end_to_end, l.end_to_end);
+            assert_eq!(row.end_to_end_upper, l.end_to_end_upper);
             assert_eq!(row.grad_norms, l.grad_norms);
+            assert_eq!(row.bound_unscaled_log, l.bound_unscaled_log);
+            assert_eq!(row.bound_scaled_log, l.bound_scaled_log);
+            assert_eq!(
+                row.looseness_unscaled_log.map(f64::to_bits),
+                l.looseness_unscaled_log.map(f64::to_bits)
+            );
+            assert_eq!(
+                row.looseness_scaled_log.map(f64::to_bits),
+                l.looseness_scaled_log.map(f64::to_bits)
+            );
             assert!(row.jacobian_norm.is_some() && row.end_to_end_norm.is_some());
         }
-        let phases = phases.into_inner();
-        let e2e_start = phases
+        assert_eq!(streamed_bound.into_inner().as_ref(), Some(&report.bound));
+        let probes = streamed_probes.into_inner();
+        assert_eq!(probes.len(), big_l);
+        assert!(probes
             .iter()
-            .position(|(p, _, _)| p == STAGE_END_TO_END)
-            .expect("an end-to-end progress event");
-        assert!(
-            first_jacobian_at.get().unwrap() < e2e_start,
-            "{placement:?}: no layer Jacobian streamed before the end-to-end stage"
+            .all(|p| Some(p) == report.upper_bound.as_ref()));
+        let phases = phases.into_inner();
+        let seen = norms_seen.borrow();
+        let first_e2e = seen.iter().find(|(_, what)| *what == "end-to-end");
+        assert_eq!(
+            first_e2e,
+            Some(&(1, "end-to-end")),
+            "{placement:?}: {seen:?}"
         );
-        // Every phase named is an announced stage, with its announced total, in the announced
-        // order, and each stage reaches done == total.
+        let jacobians_start = phases
+            .iter()
+            .position(|(p, _, _)| p == STAGE_LAYER_JACOBIANS)
+            .expect("a layer-Jacobian progress event");
+        // In one thread (the wasm module, the page's workers) the end-to-end norms come first;
+        // with threads (`parallel`) the per-layer norms run beside them.
+        if depthlab::measure::worker_threads() == 1 {
+            assert_eq!(
+                seen.first(),
+                Some(&(1, "end-to-end")),
+                "{placement:?}: {seen:?}"
+            );
+            assert!(
+                first_e2e_at.get().unwrap() < jacobians_start,
+                "{placement:?}: the whole network's norm did not stream before the layer Jacobians"
+            );
+        }
+        drop(seen);
+        // Every phase named is an announced stage, with its announced total, first named in the
+        // announced order, and each stage reaches done == total.
         let announced = stages(&spec);
         let mut order = Vec::new();
         for (p, d, t) in &phases {
@@ -111,7 +183,7 @@ fn streamed_layers_equal_the_report_and_arrive_before_it() {
                 .unwrap_or_else(|| panic!("unannounced stage {p:?}"));
             assert_eq!(*t, s.total, "{p}");
             assert!(d <= t);
-            if order.last() != Some(&s.name) {
+            if !order.contains(&s.name) {
                 order.push(s.name);
             }
         }
@@ -168,15 +240,15 @@ fn should_stop_before_any_work_cancels() {
 #[test]
 fn should_stop_mid_run_cancels_the_default_case() {
     // The default case takes far longer than one layer operation; stop as soon as the
-    // first layer's Jacobian norms arrive and check the run ends Cancelled without reaching the
-    // end-to-end stage's completion. The delay from stop to return is printed (reported, not a
-    // test: timings on the shared machine are noisy).
+    // whole network's end-to-end norm arrives (the run's first norm) and check the run ends
+    // Cancelled before the other suffixes finish. The delay from stop to return is printed
+    // (reported, not a test: timings on the shared machine are noisy).
     let spec = spec(Config::default_case());
     let stop = Cell::new(false);
     let stopped_at = Cell::new(None::<Instant>);
     let finished_e2e = Cell::new(0);
     let on_layer = |u: &LayerUpdate| {
-        if u.jacobian_norm.is_some() && !stop.get() {
+        if u.end_to_end_norm.is_some() && !stop.get() {
             stop.set(true);
             stopped_at.set(Some(Instant::now()));
         }

@@ -522,6 +522,7 @@ pub fn contract_json(r: &Report) -> Value {
                 "jacobian": l.jacobian,
                 "jacobian_minus_identity": l.jacobian_minus_identity,
                 "end_to_end": l.end_to_end,
+                "end_to_end_upper": l.end_to_end_upper,
                 "bound_unscaled_log": interval(&l.bound_unscaled_log),
                 "bound_scaled_log": interval(&l.bound_scaled_log),
                 "looseness_unscaled_log": l.looseness_unscaled_log,
@@ -560,6 +561,7 @@ pub fn contract_json(r: &Report) -> Value {
             "errors": b.errors,
         },
         "angular_distance": r.angular_distance,
+        "upper_bound": r.upper_bound,
     })
 }
 
@@ -582,27 +584,37 @@ fn table(r: &Report) -> String {
         opt(r.loss)
     ));
     s.push_str(&format!(
-        "{:>5} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13}\n",
+        "{:>5} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13}\n",
         "layer",
         "variance",
         "||J||",
         "||J-I||",
         "||dxL/dxl||",
+        "upper (p)",
         "prod ||J||",
         "grad norm",
         "Eq.9 bound"
     ));
     for l in &r.layers {
         s.push_str(&format!(
-            "{:>5} {:>13.6e} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13}\n",
+            "{:>5} {:>13.6e} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13} {:>13}\n",
             l.layer,
             l.variance,
             norm_cell(l.jacobian),
             norm_cell(l.jacobian_minus_identity),
             norm_cell(l.end_to_end),
+            opt(l.end_to_end_upper),
             opt(l.log_product_of_norms.map(f64::exp)),
             opt(l.grad_norm),
             opt(l.bound_unscaled_log.map(|b| b.value.exp())),
+        ));
+    }
+    if let Some(u) = &r.upper_bound {
+        s.push_str(&format!(
+            "upper (p): an upper bound on ||dxL/dxl|| from {} Gaussian probes, each with \
+             probability at least {} (probabilistic, not certified; the measured norms are lower \
+             bounds)\n",
+            u.probes, u.probability
         ));
     }
     if let Some(note) = footnote(r) {

@@ -66,7 +66,27 @@ fn contract_fields() {
             "layer {}: {e2e} > {prod}",
             i + 1
         );
+        // Each norm's interval starts at the norm and is at most tol (1e-6) wide on the square;
+        // the end-to-end norm has a probabilistic upper bound above its interval.
+        for k in ["jacobian", "jacobian_minus_identity", "end_to_end"] {
+            let (norm, iv) = (l[k]["norm"].as_f64().unwrap(), &l[k]["interval"]);
+            let (lo, hi) = (iv[0].as_f64().unwrap(), iv[1].as_f64().unwrap());
+            assert!(
+                lo == norm && norm <= hi && hi * hi - lo * lo <= 1e-6 * lo * lo,
+                "{k}"
+            );
+            assert_eq!(l[k]["converged"], true, "layer {} {k}", i + 1);
+        }
+        let upper = l["end_to_end_upper"].as_f64().unwrap();
+        assert!(
+            upper >= l["end_to_end"]["interval"][1].as_f64().unwrap(),
+            "layer {}",
+            i + 1
+        );
     }
+    assert_eq!(v["upper_bound"]["probes"], 8);
+    assert!(v["upper_bound"]["probability"].as_f64().unwrap() >= 0.999);
+    assert_eq!(v["upper_bound"]["simultaneous"], false);
     assert!(v["fit"]["power"]["c"].is_f64() && v["fit"]["power"]["q"].is_f64());
     assert!(v["fit"]["exponential"]["c"].is_f64() && v["fit"]["exponential"]["lambda"].is_f64());
     let b = &v["bound"];
@@ -278,14 +298,14 @@ fn huge_networks_are_refused_before_allocating() {
             "--vocab", "1048576", "--d", "8192", "--heads", "64", "--layers", "1", "--tokens", "2",
             "--json",
         ],
-        "this network needs about 141.9 GB of memory (weights 139.7 GB as f64, activations ",
+        "this network needs about 146.3 GB of memory (weights 144.1 GB as f64, activations ",
     );
     bad_huge(
         &[
             "--d", "4096", "--heads", "32", "--d-ff", "11008", "--layers", "32", "--tokens", "256",
             "--json",
         ],
-        "(weights 51.8 GB as f64, activations ",
+        "(weights 155.4 GB as f64, activations ",
     );
     bad_huge(
         &[

@@ -38,11 +38,10 @@ export function firstRow(run) {
 
 /**
  * The probabilistic upper bound on ‖∂x_{L+1}/∂x_1‖₂ as words, when the lab reported it and the
- * probability it holds with (the report's `upper_bound`); '' otherwise.
+ * probability it holds with (`meta`, the report's or the stream's `upper_bound`); '' otherwise.
  */
-function upperWords(row, report) {
+function upperWords(row, meta) {
   const upper = row.end_to_end_upper;
-  const meta = report?.upper_bound;
   if (!Number.isFinite(upper) || !meta || !Number.isFinite(meta.probability)) return '';
   const scope = meta.simultaneous ? 'for every l at once' : 'for this l';
   return ` and at most ${upTo4(upper)} with probability at least ${probabilityText(meta.probability)} (${scope}; an upper bound from ${meta.probes} Gaussian probes, not certified)`;
@@ -65,24 +64,26 @@ function measuredWords(row) {
 /**
  * The headline of one placement (rich text for lab/main.js), or null before its whole-network norm
  * ‖∂x_{L+1}/∂x_1‖₂ is measured. `run` is { layers (rows as streamed), report (null until its run
- * finishes) }; `stopped`: the run ended (cancelled, or an error) and no report will come.
+ * finishes), bound and upperBound (the report's `bound` and `upper_bound` as streamed, before the
+ * report) }; `stopped`: the run ended (cancelled, or an error) and no report will come.
  */
 export function headline(norm, run, { stopped = false } = {}) {
   const row = firstRow(run);
   if (!row) return null;
   const report = run.report;
+  const bound = report?.bound ?? run.bound ?? null;
   const name = NORM_NAMES[norm];
   const big = report?.layers.length ?? run.layers.length;
   const norm1 = measuredText(row.end_to_end_norm, row.end_to_end?.interval);
-  const parts = [`${name} (L = ${big}): the whole network’s Jacobian ‖∂x_{${big + 1}}/∂x_1‖₂ is ${norm1} (${measuredWords(row)})${upperWords(row, report)}.`];
+  const parts = [`${name} (L = ${big}): the whole network’s Jacobian ‖∂x_{${big + 1}}/∂x_1‖₂ is ${norm1} (${measuredWords(row)})${upperWords(row, report?.upper_bound ?? run.upperBound)}.`];
   const b = boundOf(norm);
-  if (!report) {
+  if (!bound) {
     parts.push(stopped ? `Its certified ${b.eq} bound comes with this placement’s report, which the run ended before.` : `Its certified ${b.eq} bound comes with this placement’s report, when its run finishes.`);
     return parts.join(' ');
   }
-  const { log, loose } = boundColumns(norm, report.layers.find((l) => l.layer === 1));
+  const { log, loose } = boundColumns(norm, row);
   if (!log) {
-    const why = report.bound?.errors?.length ? `: ${report.bound.errors.join('; ')}` : '';
+    const why = bound.errors?.length ? `: ${bound.errors.join('; ')}` : '';
     parts.push(`The ${b.eq} product could not be evaluated for it${why}.`);
     return parts.join(' ');
   }
@@ -92,7 +93,7 @@ export function headline(norm, run, { stopped = false } = {}) {
     parts.push(
       loose >= 0
         ? `Its certified ${b.eq} bound (${over}) is ${value}: the ${b.eq} bound is e^{${exponent(loose)}} times this network’s measured Jacobian norm.`
-        : `Its certified ${b.eq} bound (${over}) is ${value}, and the measured norm is e^{${exponent(-loose)}} times above it: the bound does not hold for this network, whose weights do not meet the assumptions behind A and B (Eqs. 47–48 at σ = ${report.config.init_std}).`,
+        : `Its certified ${b.eq} bound (${over}) is ${value}, and the measured norm is e^{${exponent(-loose)}} times above it: the bound does not hold for this network, whose weights do not meet the assumptions behind A and B (Eqs. 47–48 at σ = ${bound.sigma}).`,
     );
   } else {
     parts.push(
@@ -129,10 +130,13 @@ export function comparison(runs, { stopped = false } = {}) {
   }
   // The bounds, once every measured placement with a bound of its own has reported it.
   const owners = measured.filter((m) => boundOf(m.norm).own);
-  const reported = owners.map((m) => ({ ...m, loose: boundColumns(m.norm, runs[m.norm].report?.layers.find((l) => l.layer === 1)).loose }));
+  const reported = owners.map((m) => ({ ...m, loose: boundColumns(m.norm, m.row).loose }));
   const others = measured.filter((m) => !boundOf(m.norm).own).map((m) => name(m.norm));
   const noBound = others.length ? ` The paper proves no bound for ${others.join(', ')}.` : '';
   if (!owners.length) return `${text}.${noBound}`;
+  // A bound known and not evaluated (its headline says why): no claim about how far below it is.
+  const known = (m) => runs[m.norm].report || runs[m.norm].bound;
+  if (reported.some((m) => !Number.isFinite(m.loose) && known(m))) return `${text}.${noBound}`;
   if (!reported.every((m) => Number.isFinite(m.loose))) {
     const bounds = `${owners.map((m) => `${name(m.norm)}’s ${boundOf(m.norm).eq}`).join(' and ')} bound${owners.length > 1 ? 's' : ''}`;
     return stopped

@@ -5,7 +5,8 @@
 // checkpoint's bytes are copied into each): on a 2-core machine Pre-LN and LNS run side by side.
 // When there are at least twice as many workers as placements (one placement on two cores, two on
 // four), each placement is split into two shares (`shareIndex`/`shareCount` in the spec,
-// `depthlab::Share`: half the per-layer norms and one of the two end-to-end chains each), run by
+// `depthlab::Share`: the end-to-end norms in one, the per-layer norms and the gradients in the
+// other), run by
 // two workers at once; when both shares' reports are in, one of those workers joins them
 // (`mergeLabShares`, bit for bit the whole run's report) and only the joined report reaches the
 // page. Every worker gets one job at a time and the next when it is done; the page hears one
@@ -19,7 +20,7 @@ const WORKER_URL = new URL('./worker.js', import.meta.url);
 
 /**
  * How a run of `count` placements is spread: `size` workers, each placement in `shares` parts.
- * Two shares at most: the end-to-end norms, most of a run's work, are two chains of suffixes.
+ * Two shares at most: the end-to-end norms, most of a run's work, are one chain of suffixes.
  */
 export function plan(count, withWeights, cores = Number(globalThis.navigator?.hardwareConcurrency) || 2) {
   const pool = Math.max(1, Math.min(Math.max(1, cores), withWeights ? 2 : 4));

@@ -38,7 +38,7 @@ const drop = $('lab-drop');
 const parsed = parseFragment(location.hash);
 let state = parsed.state;
 let checkpoint = null; // { name, bytes: Uint8Array, configJson: string | null, configName }
-let runs = {}; // norm → { layers, totalLayers, fit, angular, report }
+let runs = {}; // norm → { layers, totalLayers, fit, angular, report, bound, upperBound } (the last two as streamed)
 let startedAt = 0;
 let generation = 0; // one per run: an answer that arrives for an earlier run is dropped
 let runFragment = ''; // the lab view the run was started from (the explorer's link back), whatever is typed since
@@ -201,17 +201,20 @@ drop.addEventListener('drop', (ev) => {
 
 // ───────────── the run ─────────────
 
-const STAGES = { forward: [0, 0.04], 'layer Jacobians': [0.04, 0.3], 'end-to-end Jacobians': [0.3, 0.96], gradients: [0.96, 1] };
+// Each stage's share of the bar, in the order a run goes through them: the share of a one-worker
+// run's time each took in the default preset (the wasm module in node, Pre-LN and LNS: forward
+// with the model's build 3-7 %, the end-to-end norms 76-80 %, the layer norms 16 %, the gradients
+// 0.5 %).
+const STAGES = { forward: [0, 0.05], 'end-to-end Jacobians': [0.05, 0.83], 'layer Jacobians': [0.83, 0.995], gradients: [0.995, 1] };
 
 // The fraction of a stage's work done after `done` of `total` steps. The end-to-end stage finishes
-// its suffixes shortest first (lengths 1, 2, ... L), and a suffix costs its checks times its length:
-// in the default preset its cost grows about as length + 4 (fewer checks on longer suffixes).
-// Counting suffixes alone showed half the stage done at 16 of 32 suffixes, when 32 % of its layer
-// passes were (this weighting: 30 %). A second share (lab/client.js) holds only the longest
-// suffixes, of about equal cost: counted as they are.
-function workDone(stage, done, total, share = 0) {
-  if (stage !== 'end-to-end Jacobians' || share > 0) return done / total;
-  const work = (m) => (m * (m + 1)) / 2 + 4 * m;
+// its suffixes longest first (lengths L, L − 1, ... 1), and a suffix costs about its length in layer
+// passes: after m suffixes the done share is their lengths over all of them. Measured in the default
+// preset, at 16 of 32 suffixes 72 % (Pre-LN) and 66 % (LNS) of the stage's time had passed (this
+// weighting: 74 %); counting suffixes alone said 50 %.
+function workDone(stage, done, total) {
+  if (stage !== 'end-to-end Jacobians') return done / total;
+  const work = (m) => (m * (2 * total - m + 1)) / 2;
   return work(done) / work(total);
 }
 
@@ -277,13 +280,13 @@ let stageOf = {};
 const client = new LabClient({
   progress(msg) {
     const [a, b] = STAGES[msg.stage] ?? [0, 1];
-    const within = msg.total ? workDone(msg.stage, msg.done, msg.total, msg.share) : 0;
+    const within = msg.total ? workDone(msg.stage, msg.done, msg.total) : 0;
     // A placement split into shares (lab/client.js) is as far as the mean of its shares.
     const shares = msg.shares ?? 1;
     const parts = (shareProgressOf[msg.norm] ??= new Array(shares).fill(0));
     parts[msg.share ?? 0] = a + (b - a) * within;
     progressOf[msg.norm] = parts.reduce((sum, f) => sum + f, 0) / shares;
-    // The end-to-end stage counts suffixes (x_l to the top), finished shortest first.
+    // The end-to-end stage counts suffixes (x_l to the top), finished longest first.
     const unit = msg.stage === 'end-to-end Jacobians' ? 'suffix' : 'layer';
     const layer = msg.stage === 'forward' || msg.stage === 'gradients' ? '' : `, ${unit} ${msg.done} of ${msg.total}`;
     const part = shares > 1 ? `, part ${(msg.share ?? 0) + 1} of ${shares}` : '';
@@ -294,7 +297,11 @@ const client = new LabClient({
     // An update carries only the fields just measured: merge it into its layer's row.
     const r = runs[msg.norm];
     if (!r || r.report) return;
-    const u = msg.layer;
+    // The run's bound (A, B, the products; with layer 1's variance) and what the upper bounds rest
+    // on (with each end-to-end norm) are the report's, not a row's: kept beside the rows.
+    const { bound, upper_bound: upperBound, ...u } = msg.layer;
+    if (bound) r.bound = bound;
+    if (upperBound) r.upperBound = upperBound;
     let row = r.layers.find((l) => l.layer === u.layer);
     if (!row) {
       row = { layer: u.layer };
@@ -495,7 +502,7 @@ function run() {
   }
   generation++;
   runFragment = toFragment(state).slice(1);
-  runs = Object.fromEntries(state.norms.map((n) => [n, { layers: [], totalLayers: null, fit: null, angular: null, report: null }]));
+  runs = Object.fromEntries(state.norms.map((n) => [n, { layers: [], totalLayers: null, fit: null, angular: null, report: null, bound: null, upperBound: null }]));
   clearTables(tablesEl);
   resetAnswer();
   progressEl.value = 0;

@@ -31,10 +31,10 @@ const FIGURES = [
     id: 'endToEndNorm', title: 'The measured end-to-end norm ‖∂x_{L+1}/∂x_l‖₂ per layer l', xLog: false, yLog: true, yLabel: 'norm',
     idle: 'After a run: each placement’s measured end-to-end norm from layer l to the output (a lower bound), and its probabilistic upper bound when the lab reports one.',
     series: (norm, layers, run) => {
-      const upper = layers.some((l) => Number.isFinite(l.end_to_end_upper)) && run.report?.upper_bound;
+      const upper = layers.some((l) => Number.isFinite(l.end_to_end_upper)) && (run.report?.upper_bound ?? run.upperBound);
       return [
         { key: `${norm}-e2e`, label: `${NORM_NAMES[norm]}: measured (a lower bound)`, ys: layers.map((l) => l.end_to_end_norm) },
-        ...(upper ? [{ key: `${norm}-e2e-up`, label: `${NORM_NAMES[norm]}: upper bound, probability ≥ ${probabilityText(run.report.upper_bound.probability)}`, ys: layers.map((l) => l.end_to_end_upper), dash: [6, 4] }] : []),
+        ...(upper ? [{ key: `${norm}-e2e-up`, label: `${NORM_NAMES[norm]}: upper bound, probability ≥ ${probabilityText(upper.probability)}`, ys: layers.map((l) => l.end_to_end_upper), dash: [6, 4] }] : []),
       ];
     },
   },
