@@ -4,7 +4,7 @@
 
 use crate::model::Config;
 use crate::report::{BoundReport, Fit, Interval};
-use depthprod::{Family, Params, Plan, Variance, C_RANGE};
+use depthprod::{Family, Params, Plan, Variance};
 
 /// Eqs. 47-48 (docs/MATH.md, section 9): A, B, and the factored reading of B.
 pub fn paper_a_b(cfg: &Config) -> (f64, f64, f64) {
@@ -48,19 +48,10 @@ fn prefixes(family: Family, a: f64, b: f64, values: &[f64]) -> Result<Vec<Interv
         .collect()
 }
 
-/// log P_n of `family` with sigma_l^2 = c l^q, a certified enclosure, also for c outside the
-/// core's range [`C_RANGE`] (the lab's fit at the paper's sigma = 0.02 gives c of about 4e-4).
-///
-/// Why it is valid. Every factor is 1 + A a_l + B a_l^2 with a_l = 1/s_l (unscaled) or
-/// 1/(l s_l) (scaled), s_l = sqrt(c l^q), so a_l = c^(-1/2) a_l(c = 1): the product with (A, B, c)
-/// equals the product with (A r^(1/2), B r, c') for r = c'/c and any c' > 0 (docs/MATH.md §9).
-/// With c' the nearest end of the range, A' = A sqrt(r) and B' = B r are computed in doubles:
-/// fl(c'/c), its square root and the product each round correctly, so A' is within 3u of
-/// A sqrt(r) and B' within 2u of B r (u = 2^-53, first order, with room for the second). The
-/// product is nondecreasing in A and in B (every factor is, A, B, a_l >= 0), so the exact value
-/// lies between the core's lower end at (A', B') shrunk by 8u and its upper end at them grown by
-/// 8u, each of those a double at or beyond the true A sqrt(r), B r. Inside the range (r = 1) the
-/// core is called with (A, B, c) as they are.
+/// log P_n of `family` with sigma_l^2 = c l^q, a certified enclosure for any c > 0 whose
+/// effective coefficients A/sqrt(c) and B/c are in the core's range (the lab's fit at the paper's
+/// sigma = 0.02 gives c of about 4e-4). The core itself moves c into [`depthprod::C_RANGE`] by an
+/// exact power of 4 (docs/MATH.md §5.5a), so this is one call.
 pub fn power_law_product(
     family: Family,
     a: f64,
@@ -69,31 +60,9 @@ pub fn power_law_product(
     q: f64,
     n: u64,
 ) -> Result<Interval, depthprod::Error> {
-    let eval = |a: f64, b: f64, c: f64| {
-        Plan::new(&Params::power(family, a, b, c, q)).and_then(|p| p.log_product(n))
-    };
-    let target = if c.is_finite() && c > 0.0 {
-        c.clamp(C_RANGE.0, C_RANGE.1)
-    } else {
-        c
-    };
-    if target == c {
-        return eval(a, b, c).map(Interval::from);
-    }
-    let r = target / c;
-    let (a1, b1) = (a * r.sqrt(), b * r);
-    // 8u = 2^-50: 1 - 8u and 1 + 8u are doubles, and each product below rounds by at most u,
-    // leaving at least 5u of margin beyond the 3u (2u) of A' (B').
-    const DOWN: f64 = 1.0 - 8.0 * f64::EPSILON / 2.0;
-    const UP: f64 = 1.0 + 8.0 * f64::EPSILON / 2.0;
-    let lo = eval(a1 * DOWN, b1 * DOWN, target)?;
-    let hi = eval(a1 * UP, b1 * UP, target)?;
-    let mid = eval(a1, b1, target)?;
-    Ok(Interval {
-        value: mid.value,
-        lo: lo.lo,
-        hi: hi.hi,
-    })
+    Plan::new(&Params::power(family, a, b, c, q))
+        .and_then(|p| p.log_product(n))
+        .map(Interval::from)
 }
 
 pub(crate) fn bound_report(cfg: &Config, variances: &[f64], fit: Option<&Fit>) -> BoundParts {

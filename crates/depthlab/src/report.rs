@@ -152,8 +152,7 @@ pub struct BoundReport {
     pub unscaled: Option<Interval>,
     /// log prod_{l=1}^{L} (1 + A/(l sigma_l) + B/(l sigma_l)^2) (Eq. 15).
     pub scaled: Option<Interval>,
-    /// The same two with the fitted power law c l^q in place of the list (also for a fitted c
-    /// outside the core's range: [`power_law_product`]).
+    /// The same two with the fitted power law c l^q in place of the list ([`power_law_product`]).
     pub unscaled_power_fit: Option<Interval>,
     pub scaled_power_fit: Option<Interval>,
     /// Why a product could not be evaluated (e.g. A or B beyond the core's [0, 100]).

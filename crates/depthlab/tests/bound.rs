@@ -1,12 +1,13 @@
-//! The bound beside the measurement: the fitted power law's products for c outside the core's
-//! range (measure::power_law_product, docs/MATH.md §9).
+//! The bound beside the measurement: the fitted power law's products for c outside
+//! [`C_RANGE`] (measure::power_law_product; the core's effective coefficients, docs/MATH.md
+//! §5.5a): the product with (A, B, c) is the one with (A sqrt(r), B r, c r), contained and narrow.
 
 use depthlab::measure::power_law_product;
 use depthprod::{Family, Params, Plan, C_RANGE};
 
 /// At c = c_min / 4 the rescaling is exact in doubles (r = 4, sqrt(r) = 2): the product with
 /// (A, B, c) is the core's with (2A, 4B, c_min), which the enclosure must contain, and it must stay
-/// within the core's 1e-12 relative width goal (its outward 8u steps in A and B cost ~1e-15).
+/// within the core's 1e-12 relative width goal.
 #[test]
 fn below_the_core_range_the_product_is_the_rescaled_one() {
     let c = C_RANGE.0 / 4.0;
