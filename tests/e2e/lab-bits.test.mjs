@@ -1,5 +1,5 @@
 // The lab's wasm module (www/pkg/depthlab_wasm*, what the lab page's worker runs) against the
-// native CLI, bit for bit (issue 12: "native and wasm give bit-identical results for a seed").
+// native CLI, bit for bit.
 // Every number of a run is compared with Object.is after the CLI's JSON round trip (serde_json
 // prints the shortest decimal that reads back as the same double): the per-layer measurements,
 // their Lanczos residuals and iteration counts, the per-matrix gradients, the loss, the angular

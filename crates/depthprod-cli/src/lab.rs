@@ -104,7 +104,7 @@ pub struct LabArgs {
     /// Norm epsilon (default 1e-6, or rms_norm_eps from config.json).
     #[arg(long, allow_negative_numbers = true)]
     eps: Option<f64>,
-    /// Rotary base (default 10000, or rope_theta from config.json).
+    /// Rotary base (default 10000; with --weights, config.json's rope_theta, top level or in rope_parameters).
     #[arg(long = "rope-theta", allow_negative_numbers = true)]
     rope_theta: Option<f64>,
     /// Scale the output projections' init std by 1/sqrt(2 L).
@@ -503,7 +503,7 @@ fn interval(i: &Option<depthlab::measure::Interval>) -> Value {
     }
 }
 
-/// The JSON of the CLI contract (README, "depthprod lab"), plus the supporting detail.
+/// The JSON of the CLI contract (ARCHITECTURE.md, "depthprod lab --json"), plus the supporting detail.
 pub fn contract_json(r: &Report) -> Value {
     let layers: Vec<Value> = r
         .layers
