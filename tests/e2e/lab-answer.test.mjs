@@ -7,26 +7,11 @@
 import assert from 'node:assert/strict';
 import { test as nodeTest } from 'node:test';
 import { browsers } from './harness.mjs';
+import { FIGURES, finished, labOpener, smallArgs, smallHash } from './lab-page.mjs';
 import { cli } from './lab-cli.mjs';
 
-const SMALL = { d: 16, heads: 2, dff: 40, tokens: 4, layers: 3, std: 0.02, seed: 7 };
-const smallHash = (norms, extra = '') => `#norms=${norms.join(',')}&d=${SMALL.d}&heads=${SMALL.heads}&dff=${SMALL.dff}&tokens=${SMALL.tokens}&layers=${SMALL.layers}&std=${SMALL.std}&seed=${SMALL.seed}${extra}`;
-const smallArgs = (norm) => ['--norm', norm, '--d', `${SMALL.d}`, '--heads', `${SMALL.heads}`, '--d-ff', `${SMALL.dff}`, '--tokens', `${SMALL.tokens}`, '--layers', `${SMALL.layers}`, '--init-std', `${SMALL.std}`, '--seed', `${SMALL.seed}`];
-const FIGURES = ['endToEnd', 'endToEndNorm', 'variance', 'jacobians', 'gradients'];
-
 const { test, session } = browsers();
-
-async function openLab(t, hash, options = {}) {
-  const page = await session.page(t, options);
-  await page.goto(`${session.url}lab.html${hash}`);
-  await page.waitForFunction(() => document.body?.dataset.labState !== undefined, null, { timeout: 30_000 });
-  return page;
-}
-
-async function finished(page, timeout = 240_000) {
-  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.labState) && !document.body.dataset.labDrawing, null, { timeout });
-  return page.evaluate(() => document.body.dataset.labState);
-}
+const openLab = labOpener(session);
 
 /** The significant digits of a decimal's text ("144.7068" → 7). */
 const significant = (text) => text.replace(/e.*$/i, '').replace(/[^0-9]/g, '').replace(/^0+/, '').length;

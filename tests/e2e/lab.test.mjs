@@ -12,34 +12,16 @@ import { readFileSync } from 'node:fs';
 import { test as nodeTest } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { browsers } from './harness.mjs';
+import { FIGURES, SMALL, finished, labOpener, smallArgs, smallHash } from './lab-page.mjs';
 import { cli } from './lab-cli.mjs';
 
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 const CHECKPOINT = new URL('../reference/lab/weights.safetensors', import.meta.url);
 const CHECKPOINT_CONFIG = new URL('../reference/lab/config.json', import.meta.url);
 const COLUMNS = ['layer', 'variance', 'jacobian_norm', 'jacobian_minus_identity_norm', 'end_to_end_norm', 'grad_norm'];
-const FIGURES = ['endToEnd', 'endToEndNorm', 'variance', 'jacobians', 'gradients'];
-
-// A network small enough for a second or two per placement in a debug CLI and in wasm.
-const SMALL = { d: 16, heads: 2, dff: 40, tokens: 4, layers: 3, std: 0.02, seed: 7 };
-const smallHash = (norms, extra = '') => `#norms=${norms.join(',')}&d=${SMALL.d}&heads=${SMALL.heads}&dff=${SMALL.dff}&tokens=${SMALL.tokens}&layers=${SMALL.layers}&std=${SMALL.std}&seed=${SMALL.seed}${extra}`;
-
-const smallArgs = (norm) => ['--norm', norm, '--d', `${SMALL.d}`, '--heads', `${SMALL.heads}`, '--d-ff', `${SMALL.dff}`, '--tokens', `${SMALL.tokens}`, '--layers', `${SMALL.layers}`, '--init-std', `${SMALL.std}`, '--seed', `${SMALL.seed}`];
 
 const { test, session } = browsers();
-
-async function openLab(t, hash, options = {}) {
-  const page = await session.page(t, options);
-  await page.goto(`${session.url}lab.html${hash}`);
-  await page.waitForFunction(() => document.body?.dataset.labState !== undefined, null, { timeout: 30_000 });
-  return page;
-}
-
-async function finished(page, timeout = 240_000) {
-  // Finished, and the last redraw (spread over a few frames) is complete.
-  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.labState) && !document.body.dataset.labDrawing, null, { timeout });
-  return page.evaluate(() => document.body.dataset.labState);
-}
+const openLab = labOpener(session);
 
 /** The table of one placement: header cells and rows of cell texts. */
 function readTable(page, norm) {
