@@ -31,7 +31,7 @@ use crate::bound::bound_report;
 use crate::end_to_end::{end_to_end_norms, probe_level, Layers, Suffix, PROBES, PROBE_PROBABILITY};
 use crate::error::{LabError, MemoryEstimate};
 use crate::fits::log_linear_fit;
-use crate::lanczos::{lanczos_top, LanczosOptions, NormEstimate};
+use crate::lanczos::{lanczos_top, LanczosOptions, NormEstimate, TopSingular};
 use crate::linalg::{dot, norm2};
 use crate::model::{Gaussian, LayerCache, LayerWeights, Model, Weights};
 use crate::parallel::map_indices;
@@ -188,8 +188,47 @@ fn layer_norm_until(
     opts: LanczosOptions,
     stop: &dyn Fn() -> bool,
 ) -> Option<NormEstimate> {
+    layer_norm_from(model, l, cache, minus_identity, opts, None, stop).map(|t| t.estimate)
+}
+
+/// ||J_l - I||_2, then ||J_l||_2 (docs/MATH.md §9.1): the first a Lanczos run from the Gaussian
+/// start g of `opts.seed`, the second from g / ||g|| + y, y the first run's unit top Ritz vector.
+/// The start keeps the Gaussian's component along every direction (so no direction is missed
+/// with positive probability, as from g alone) and adds a vector along which J_l - I is large,
+/// where J_l is large too in the measured placements: fewer Lanczos steps for ||J_l||
+/// (`bench -- --passes`). `None` once `stop()` is true.
+fn layer_norm_pair(
+    model: &Model,
+    l: usize,
+    cache: &LayerCache,
+    opts: LanczosOptions,
+    stop: &dyn Fn() -> bool,
+) -> Option<(NormEstimate, NormEstimate)> {
+    let minus_identity = layer_norm_from(model, l, cache, true, opts, None, stop)?;
     let n = model.cfg.tokens * model.cfg.d;
-    let top = lanczos_top(n, opts, None, |v| {
+    let g = Gaussian::new(opts.seed).normals(n, 1.0);
+    let gn = norm2(&g);
+    let start: Vec<f64> = g
+        .iter()
+        .zip(&minus_identity.ritz_vector)
+        .map(|(a, y)| a / gn + y)
+        .collect();
+    let jacobian = layer_norm_from(model, l, cache, false, opts, Some(&start), stop)?;
+    Some((jacobian.estimate, minus_identity.estimate))
+}
+
+/// One Lanczos run on M^T M, M = J_l or J_l - I, from `start` (a Gaussian one when `None`).
+fn layer_norm_from(
+    model: &Model,
+    l: usize,
+    cache: &LayerCache,
+    minus_identity: bool,
+    opts: LanczosOptions,
+    start: Option<&[f64]>,
+    stop: &dyn Fn() -> bool,
+) -> Option<TopSingular> {
+    let n = model.cfg.tokens * model.cfg.d;
+    let top = lanczos_top(n, opts, start, |v| {
         if stop() {
             return None;
         }
@@ -203,7 +242,7 @@ fn layer_norm_until(
         }
         Some((jv, back))
     })?;
-    Some(top.estimate)
+    Some(top)
 }
 
 /// ||J_L ... J_l||_2.
@@ -425,8 +464,7 @@ fn compute(spec: &LabSpec, ctx: &Ctx) -> Result<Report, LabError> {
                 seed: opts.seed.wrapping_add(l as u64),
                 ..opts
             };
-            let j = layer_norm_until(&model, l, &caches[i], false, o, &stop)?;
-            let jmi = layer_norm_until(&model, l, &caches[i], true, o, &stop)?;
+            let (j, jmi) = layer_norm_pair(&model, l, &caches[i], o, &stop)?;
             ctx.emit(Event::Layer(Box::new(LayerUpdate {
                 layer: l,
                 jacobian_norm: Some(j.norm),
