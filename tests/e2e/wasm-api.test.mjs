@@ -162,17 +162,19 @@ test('fitPowerLaw: the least-squares power law of a list, with its fitted values
   assert.throws(() => api.fitPowerLaw(new Float64Array([1, -1])), /value 2/);
 });
 
+/** The message of the error `f` throws (failing when it throws none). */
+function message(f) {
+  try {
+    f();
+  } catch (e) {
+    return e.message;
+  }
+  assert.fail('no error was thrown');
+}
+
 test('messages name numbers in their shortest form, and the module links no float formatter', () => {
   // The core writes doubles in messages itself (depthprod::decimal), so the module carries no
   // copy of the standard library's Grisu/Dragon4 formatter (about 8 KiB gzipped).
-  const message = (f) => {
-    try {
-      f();
-    } catch (e) {
-      return e.message;
-    }
-    assert.fail('no error was thrown');
-  };
   assert.equal(message(() => api.evaluate({ ...scaled, a: 100.5, n: 1 })), 'A = 100.5 is outside the supported range [0, 100]');
   // the double 1e-7 lies below 10^-7, so A^2/c is above 10^7: A/√c a hair above √10^7
   assert.equal(message(() => api.evaluate({ ...scaled, variance: { kind: 'power', c: 1e-7, q: 1 }, n: 1 })).split(':')[0],
@@ -186,14 +188,6 @@ test('messages name numbers in their shortest form, and the module links no floa
 });
 
 test('every entry point decides every range on the exact decimal typed, and shows it as typed', () => {
-  const message = (f) => {
-    try {
-      f();
-    } catch (e) {
-      return e.message;
-    }
-    assert.fail('no error was thrown');
-  };
   const power = (over) => ({ family: 'scaled', a: '1', b: '1', ...over, variance: { kind: 'power', c: '1', q: '1', ...(over.variance || {}) } });
   // the audit's examples: each a hair outside its range, its double inside
   const cases = [

@@ -59,12 +59,9 @@ fn gemm_layout_rate(m: usize, k: usize, n: usize, tb: bool, budget: f64) -> f64 
     flops / best / 1e9
 }
 
-fn time_run(cfg: Config, runs: usize) -> (f64, usize) {
-    time_selected(cfg, runs, Selection::default())
-}
-
-fn time_selected(cfg: Config, runs: usize, select: Selection) -> (f64, usize) {
-    let spec = LabSpec {
+/// The lab's spec for `cfg` with seed 1, token inputs and default options: what every timing runs.
+fn default_spec(cfg: Config, select: Selection) -> LabSpec {
+    LabSpec {
         cfg,
         seed: 1,
         weights: None,
@@ -72,7 +69,15 @@ fn time_selected(cfg: Config, runs: usize, select: Selection) -> (f64, usize) {
         lanczos: LanczosOptions::default(),
         select,
         memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
-    };
+    }
+}
+
+fn time_run(cfg: Config, runs: usize) -> (f64, usize) {
+    time_selected(cfg, runs, Selection::default())
+}
+
+fn time_selected(cfg: Config, runs: usize, select: Selection) -> (f64, usize) {
+    let spec = default_spec(cfg, select);
     let mut best = f64::MAX;
     let mut iters = 0;
     for _ in 0..runs {
@@ -94,15 +99,7 @@ fn time_selected(cfg: Config, runs: usize, select: Selection) -> (f64, usize) {
 
 /// Time per tangent of one layer's JVP and VJP of the default case, for k tangents at once.
 fn layer_ops() {
-    let spec = LabSpec {
-        cfg: Config::default_case(),
-        seed: 1,
-        weights: None,
-        input: InputSpec::Tokens(None),
-        lanczos: LanczosOptions::default(),
-        select: Selection::default(),
-        memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
-    };
+    let spec = default_spec(Config::default_case(), Selection::default());
     let (model, x1, _) = depthlab::measure::build(&spec).expect("build");
     let (_, caches) = model.forward(&x1);
     let n = x1.len();
@@ -157,18 +154,13 @@ fn passes() {
         ] {
             let before = depthlab::bench::layer_passes();
             let t = Instant::now();
-            let spec = LabSpec {
-                cfg: Config {
+            let spec = default_spec(
+                Config {
                     placement,
                     ..Config::default_case()
                 },
-                seed: 1,
-                weights: None,
-                input: InputSpec::Tokens(None),
-                lanczos: LanczosOptions::default(),
                 select,
-                memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
-            };
+            );
             depthlab::run(&spec, &|_, _, _| {}).expect("run");
             let secs = t.elapsed().as_secs_f64();
             let n = depthlab::bench::layer_passes() - before;
@@ -197,15 +189,7 @@ fn gpt2_case() -> Config {
 /// their spans overlap and share the counts; `RAYON_NUM_THREADS=1` runs them one after the other.
 fn profile(cfg: Config) {
     use std::cell::RefCell;
-    let spec = LabSpec {
-        cfg,
-        seed: 1,
-        weights: None,
-        input: InputSpec::Tokens(None),
-        lanczos: LanczosOptions::default(),
-        select: Selection::default(),
-        memory_budget: depthlab::DEFAULT_MEMORY_BUDGET,
-    };
+    let spec = default_spec(cfg, Selection::default());
     let start = Instant::now();
     let counters = || {
         (
