@@ -24,6 +24,18 @@ pub(crate) fn map_indices<T>(n: usize, f: impl Fn(usize) -> T) -> Vec<T> {
     (0..n).map(f).collect()
 }
 
+/// Both closures, on two threads when there are (feature `parallel`), else one after the other.
+#[cfg(feature = "parallel")]
+pub(crate) fn join(a: impl FnOnce() + Send, b: impl FnOnce() + Send) {
+    rayon::join(a, b);
+}
+
+#[cfg(not(feature = "parallel"))]
+pub(crate) fn join(a: impl FnOnce(), b: impl FnOnce()) {
+    a();
+    b();
+}
+
 /// Threads the measurements run on at once: rayon's pool with `parallel`, else one. The memory
 /// estimate counts one Lanczos basis per thread.
 pub fn worker_threads() -> usize {
