@@ -36,7 +36,7 @@ use crate::lanczos::{LanczosOptions, NormEstimate};
 use crate::linalg::{axpy, dot, norm2};
 use crate::model::{Gaussian, LayerCache, Model};
 use crate::parallel::{map_indices, MaybeSync};
-use crate::ritz::{clustered, combine, cross_gram, jacobi_eigen, judge, orthonormal_additions};
+use crate::ritz::{clustered, combine, gram, jacobi_eigen, judge, orthonormal_additions};
 
 /// The subspace is thick-restarted when it would exceed this many directions...
 pub const MAX_COLUMNS: usize = 40;
@@ -314,10 +314,14 @@ where
             }
         }
         let mut checks = 0;
+        // The Gram matrix of this level's columns so far: within a suffix the subspace only grows
+        // until a restart, so each round computes only its new columns' dots.
+        let mut known: Vec<f64> = Vec::new();
         let est = loop {
             let m = dirs.len();
             let cols: Vec<&[f64]> = dirs.iter().map(|d| d.at(l)).collect();
-            let (values, vectors) = jacobi_eigen(&cross_gram(&cols, &cols), m);
+            known = gram(&cols, &known);
+            let (values, vectors) = jacobi_eigen(&known, m);
             let qs: Vec<&[f64]> = dirs.iter().map(|d| &d.q[..]).collect();
             // The unit Ritz vector y = Q s and z = E_l^T y = W_l s.
             let ritz = |s: &[f64]| {
@@ -367,6 +371,7 @@ where
                     .iter()
                     .map(|c| Direction::combination(&dirs, c, l, top))
                     .collect();
+                known.clear();
             }
             let basis: Vec<&[f64]> = dirs.iter().map(|d| &d.q[..]).collect();
             let room = residuals.len();

@@ -211,12 +211,24 @@ pub(crate) fn combine(cols: &[&[f64]], c: &[f64]) -> Vec<f64> {
     out
 }
 
-/// G = A^T B for the columns `a` and `b` (row-major, a.len() x b.len()).
-pub(crate) fn cross_gram(a: &[&[f64]], b: &[&[f64]]) -> Vec<f64> {
-    let mut g = Vec::with_capacity(a.len() * b.len());
-    for x in a {
-        for y in b {
-            g.push(dot(x, y));
+/// The Gram matrix G = C^T C of the columns `cols` (row-major, m x m), reusing `known`, the Gram
+/// matrix of the first `known.len()`^(1/2) columns, where the subspace has only grown since it
+/// was computed. Each entry is one [`dot`], and dot(x, y) and dot(y, x) are the same bits (the
+/// products commute and the sum's order is fixed), so the result is the matrix computed afresh,
+/// bit for bit, at the cost of the new columns' dots only.
+pub(crate) fn gram(cols: &[&[f64]], known: &[f64]) -> Vec<f64> {
+    let m = cols.len();
+    let k = (0..=m).find(|k| k * k == known.len()).unwrap_or(0);
+    let mut g = vec![0.0; m * m];
+    for i in 0..m {
+        for j in 0..=i {
+            let v = if i < k {
+                known[i * k + j]
+            } else {
+                dot(cols[i], cols[j])
+            };
+            g[i * m + j] = v;
+            g[j * m + i] = v;
         }
     }
     g
@@ -334,6 +346,25 @@ mod tests {
                 .sum::<f64>()
                 .sqrt();
             assert!(res < 1e-12, "residual {res}");
+        }
+    }
+
+    /// The Gram matrix grown from a known block is the one computed afresh, bit for bit, and
+    /// symmetric.
+    #[test]
+    fn a_grown_gram_matrix_is_the_fresh_one() {
+        let mut rng = Gaussian::new(9);
+        let cols: Vec<Vec<f64>> = (0..7).map(|_| rng.normals(37, 1.0)).collect();
+        let refs: Vec<&[f64]> = cols.iter().map(|c| &c[..]).collect();
+        let fresh: Vec<f64> = refs
+            .iter()
+            .flat_map(|x| refs.iter().map(move |y| dot(x, y)))
+            .collect();
+        let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&gram(&refs, &[])), bits(&fresh));
+        for k in 1..=7 {
+            let known = gram(&refs[..k], &[]);
+            assert_eq!(bits(&gram(&refs, &known)), bits(&fresh), "k = {k}");
         }
     }
 
