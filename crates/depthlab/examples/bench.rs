@@ -12,14 +12,29 @@
 //! `-- --profile [--gpt2]` one run's time, layer passes and products by stage;
 //! `-- --layer-ops` the GEMM rates by layout
 //! and the per-tangent cost of one layer's batched JVP and VJP (`LAYER_OPS_K1=1`: single passes
-//! only, for a profiler). `RAYON_NUM_THREADS=1` gives the single-threaded figures.
+//! only, for a profiler). The product rates and `--layer-ops` run on one thread; the runs use every
+//! core (`RAYON_NUM_THREADS=1` gives their single-threaded figures).
 
 use depthlab::{Config, InputSpec, LabSpec, LanczosOptions, Placement, Selection};
 use std::time::Instant;
 
+/// `f` on one thread: the lab splits its larger products over two threads when it has them, and
+/// the rates here are per core.
+fn one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool")
+        .install(f)
+}
+
 /// GFLOP/s of the lab's own product (`depthlab::bench::gemm_repeat`: c = x W^T, the layer
 /// layout), one thread; best of 3 batches of about `budget` flops each.
 fn lab_gemm_rate(m: usize, k: usize, n: usize, budget: f64) -> f64 {
+    one_thread(|| lab_gemm_rate_here(m, k, n, budget))
+}
+
+fn lab_gemm_rate_here(m: usize, k: usize, n: usize, budget: f64) -> f64 {
     let flops = 2.0 * (m * k * n) as f64;
     let reps = (budget / flops).max(2.0) as usize;
     let mut best = f64::MAX;
@@ -268,24 +283,26 @@ fn main() {
         return;
     }
     if std::env::args().any(|a| a == "--gemm") {
-        for (m, k, n) in [(32, 128, 344), (128, 128, 344), (32, 344, 128)] {
-            let flops = 2.0 * (m * k * n) as f64;
-            let reps = (3e8 / flops) as usize;
-            for packed in [false, true] {
-                let t = Instant::now();
-                std::hint::black_box(if packed {
-                    depthlab::bench::gemm_repeat_packed(m, k, n, reps)
-                } else {
-                    depthlab::bench::gemm_repeat(m, k, n, reps)
-                });
-                let rate = flops * reps as f64 / t.elapsed().as_secs_f64() / 1e9;
-                println!("{m}x{k}x{n} packed={packed}: {rate:.2} GFLOP/s");
+        one_thread(|| {
+            for (m, k, n) in [(32, 128, 344), (128, 128, 344), (32, 344, 128)] {
+                let flops = 2.0 * (m * k * n) as f64;
+                let reps = (3e8 / flops) as usize;
+                for packed in [false, true] {
+                    let t = Instant::now();
+                    std::hint::black_box(if packed {
+                        depthlab::bench::gemm_repeat_packed(m, k, n, reps)
+                    } else {
+                        depthlab::bench::gemm_repeat(m, k, n, reps)
+                    });
+                    let rate = flops * reps as f64 / t.elapsed().as_secs_f64() / 1e9;
+                    println!("{m}x{k}x{n} packed={packed}: {rate:.2} GFLOP/s");
+                }
             }
-        }
+        });
         return;
     }
     if std::env::args().any(|a| a == "--layer-ops") {
-        layer_ops();
+        one_thread(layer_ops);
         return;
     }
     if std::env::args().any(|a| a == "--layer-norms-once") {
